@@ -1,0 +1,107 @@
+"""The decider protocol both games implement, so the service stays generic.
+
+Each game package exposes one object satisfying :class:`GameRules`
+(``domain.board.RULES``, ``domain.cards.RULES``). The service never looks
+inside a state; it only calls these functions.
+
+Seats are ``0..n-1`` in play (clockwise) order. A command always carries the
+``seat`` that sends it; the HTTP layer fills it in from the caller's token.
+``viewer`` is a seat, or ``None`` for a spectator.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from typing import Any, Protocol, TypeVar
+
+from domain.common.codec import JSON, TypeRegistry
+
+S = TypeVar("S")
+C = TypeVar("C")
+E = TypeVar("E")
+
+
+class GameRules(Protocol[S, C, E]):
+    kind: str  # "board" or "cards": stable, part of stored game metadata
+    min_seats: int
+    max_seats: int
+    dynasties: tuple[str, ...]  # dynasty names in seat order (seat i plays dynasties[i])
+    commands: TypeRegistry[C]
+    events: TypeRegistry[E]
+
+    def normalize_options(self, options: Mapping[str, Any]) -> dict[str, Any]:
+        """Validate game options and fill in defaults; FormatError on bad input."""
+        ...
+
+    def start(self, seat_names: Sequence[str], options: Mapping[str, Any], seed: int) -> list[E]:
+        """The events that begin a game: the setup event (seats, options, seed),
+        then the initial draws. ``fold`` of these gives the first position."""
+        ...
+
+    def decide(self, state: S, command: C) -> list[E]:
+        """Judge a command; return its events (never empty) or raise RulesError."""
+        ...
+
+    def evolve(self, state: S | None, event: E) -> S:
+        """Apply one event. ``state`` is None only for the setup event."""
+        ...
+
+    def fold(self, events: Iterable[E]) -> S:
+        ...
+
+    def legal_commands(self, state: S, seat: int) -> Iterator[C]:
+        """Every command ``decide`` accepts from ``seat`` now, and no other."""
+        ...
+
+    def awaited(self, state: S) -> frozenset[int]:
+        """Seats whose input is awaited now (empty when the game is over)."""
+        ...
+
+    def pending(self, state: S) -> JSON:
+        """The pending decision as JSON: who must act and on what."""
+        ...
+
+    def is_over(self, state: S) -> bool:
+        ...
+
+    def turn(self, state: S) -> tuple[int, int]:
+        """``(turn number from 1, active seat)``: undo of one's own action is
+        allowed only within the current turn."""
+        ...
+
+    def is_draw(self, event: E) -> bool:
+        """True for an event that draws from the bag / pile: it reveals hidden
+        information, so it can never be undone without the other seats' consent."""
+        ...
+
+    def result(self, state: S) -> JSON | None:
+        """Final scoring and places once the game is over, else None."""
+        ...
+
+    def view(self, state: S, viewer: int | None) -> JSON:
+        """What ``viewer`` may see of the state (None: a spectator).
+        After the game has ended, everything is public."""
+        ...
+
+    def event_view(self, event: E, viewer: int | None, state_after: S) -> JSON:
+        """An event as ``viewer`` may see it (e.g. another seat's draw shows
+        only a count). ``state_after`` tells whether the game has ended."""
+        ...
+
+    def dump_position(self, state: S) -> JSON:
+        """The versioned JSON position format: everything, hidden parts included."""
+        ...
+
+    def load_position(self, data: Mapping[str, Any]) -> S:
+        """Inverse of ``dump_position``; FormatError on bad input."""
+        ...
+
+
+def fold_with(rules: GameRules[S, C, E], events: Iterable[E]) -> S:
+    """Fold events through ``rules.evolve``; fails on an empty sequence."""
+    state: S | None = None
+    for event in events:
+        state = rules.evolve(state, event)
+    if state is None:
+        raise ValueError("cannot fold an empty event sequence: a game begins with its setup event")
+    return state
