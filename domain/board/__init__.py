@@ -1,0 +1,116 @@
+"""Tigris & Euphrates, the board game: a pure decider (``decide``/``evolve``/``fold``).
+
+``RULES`` satisfies :class:`domain.common.protocol.GameRules`; the module-level
+functions, the state, commands and events are exported for direct use.
+"""
+
+from domain.board.commands import (
+    COMMANDS,
+    BuildMonument,
+    ChooseWar,
+    Command,
+    CommitSupport,
+    DeclineMonument,
+    Pass,
+    PlaceCatastrophe,
+    PlaceLeader,
+    PlaceTile,
+    SwapTiles,
+    TakeTreasures,
+    WithdrawLeader,
+)
+from domain.board.decide import decide
+from domain.board.events import (
+    EVENTS,
+    CatastrophePlaced,
+    Event,
+    GameEnded,
+    GameStarted,
+    LeaderMoved,
+    LeaderPlaced,
+    LeaderWithdrawn,
+    MonumentBuilt,
+    MonumentDeclined,
+    Passed,
+    SupportCommitted,
+    TilePlaced,
+    TilesDrawn,
+    TilesSwapped,
+    TreasuresTaken,
+    TurnEnded,
+    WarChosen,
+)
+from domain.board.evolve import evolve, fold
+from domain.board.legal import legal_commands
+from domain.board.model import Conflict, Monument, State
+from domain.board.notation import format_board, parse_board
+from domain.board.position import build, dump_position, load_position
+from domain.board.rules import (
+    RULES,
+    BoardRules,
+    awaited,
+    is_draw,
+    is_over,
+    normalize_options,
+    start,
+    turn,
+)
+from domain.board.views import event_view, pending, result, view
+
+__all__ = [
+    "COMMANDS",
+    "EVENTS",
+    "RULES",
+    "BoardRules",
+    "BuildMonument",
+    "CatastrophePlaced",
+    "ChooseWar",
+    "Command",
+    "CommitSupport",
+    "Conflict",
+    "DeclineMonument",
+    "Event",
+    "GameEnded",
+    "GameStarted",
+    "LeaderMoved",
+    "LeaderPlaced",
+    "LeaderWithdrawn",
+    "Monument",
+    "MonumentBuilt",
+    "MonumentDeclined",
+    "Pass",
+    "Passed",
+    "PlaceCatastrophe",
+    "PlaceLeader",
+    "PlaceTile",
+    "State",
+    "SupportCommitted",
+    "SwapTiles",
+    "TakeTreasures",
+    "TilePlaced",
+    "TilesDrawn",
+    "TilesSwapped",
+    "TreasuresTaken",
+    "TurnEnded",
+    "WarChosen",
+    "WithdrawLeader",
+    "awaited",
+    "build",
+    "decide",
+    "dump_position",
+    "event_view",
+    "evolve",
+    "fold",
+    "format_board",
+    "is_draw",
+    "is_over",
+    "legal_commands",
+    "load_position",
+    "normalize_options",
+    "parse_board",
+    "pending",
+    "result",
+    "start",
+    "turn",
+    "view",
+]

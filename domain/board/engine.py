@@ -1,0 +1,408 @@
+"""The consequences the rules fix by themselves, on a mutable working copy of a state.
+
+An action runs through one pipeline (B-TURN-3): conflicts, then the monument
+choice, then treasures, then the end of the action and maybe of the turn.
+:class:`Work` holds the copy; ``domain.board.evolve`` freezes it once per event.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+from math import comb
+
+from domain.board.geometry import BLOCKS_OF, BORDER_TREASURES, NEIGHBOURS, block
+from domain.board.model import (
+    ACTION,
+    CHOOSE_WAR,
+    CONNECTS,
+    EMPTY,
+    FACE_DOWN,
+    FACE_UP,
+    GREEN,
+    LEADER,
+    MONUMENT,
+    MONUMENT_COLOURS,
+    MONUMENTS,
+    RED,
+    REFILL,
+    REVOLT,
+    REVOLT_SUPPORT,
+    TEMPLE,
+    TREASURE,
+    WAR,
+    WAR_SUPPORT,
+    Conflict,
+    State,
+)
+from domain.board.regions import Regions, regions
+
+
+def flood(board: Sequence[int], start: int, cut: int = -1) -> set[int]:
+    """The squares of the region containing ``start`` (``cut`` treated as empty)."""
+    seen = {start}
+    stack = [start]
+    connects = CONNECTS
+    neighbours = NEIGHBOURS
+    while stack:
+        sq = stack.pop()
+        for n in neighbours[sq]:
+            if n not in seen and connects[board[n]] and n != cut:
+                seen.add(n)
+                stack.append(n)
+    return seen
+
+
+def leader_owner(code: int) -> int:
+    return (code - LEADER) >> 2
+
+
+def leader_colour(code: int) -> int:
+    return (code - LEADER) & 3
+
+
+def adjacent_temples(board: Sequence[int], sq: int) -> int:
+    return sum(1 for n in NEIGHBOURS[sq] if board[n] == TEMPLE)
+
+
+class Work:
+    """A mutable copy of a state for applying one event."""
+
+    __slots__ = (
+        "actions",
+        "active",
+        "bag",
+        "board",
+        "candidates",
+        "catastrophes",
+        "conflict",
+        "decision",
+        "declined",
+        "ended",
+        "hands",
+        "leaders",
+        "monuments",
+        "out",
+        "placed",
+        "points",
+        "reg",
+        "state",
+        "taken",
+        "treasure_seat",
+        "treasure_squares",
+        "treasure_take",
+        "treasures",
+        "turn",
+        "unification",
+        "wars",
+    )
+
+    def __init__(self, s: State) -> None:
+        self.state = s
+        self.board = list(s.board)
+        self.treasures = set(s.treasures)
+        self.leaders = list(s.leaders)
+        self.hands = [list(h) for h in s.hands]
+        self.bag = s.bag
+        self.points = [list(p) for p in s.points]
+        self.taken = list(s.taken)
+        self.catastrophes = list(s.catastrophes)
+        self.monuments = list(s.monuments)
+        self.declined = s.declined
+        self.out = list(s.out)
+        self.turn = s.turn
+        self.active = s.active
+        self.actions = s.actions
+        self.decision = s.decision
+        self.conflict = s.conflict
+        self.wars = s.wars
+        self.unification = s.unification
+        self.placed = s.placed
+        self.candidates = s.candidates
+        self.treasure_seat = s.treasure_seat
+        self.treasure_squares = s.treasure_squares
+        self.treasure_take = s.treasure_take
+        self.ended = s.ended
+        self.reg: Regions | None = (
+            regions(s) if s.cache is not None and "regions" in s.cache else None
+        )
+
+    # -- helpers --------------------------------------------------------------
+
+    def kingdoms_next_to(self, sq: int) -> list[list[int]]:
+        """The leaders of each distinct kingdom adjacent to ``sq``."""
+        board = self.board
+        if self.reg is not None:
+            reg = self.reg
+            return [reg.leaders[rid] for rid in sorted(reg.kingdoms_next_to(sq))]
+        found: list[list[int]] = []
+        seen: set[int] = set()
+        for n in NEIGHBOURS[sq]:
+            if n in seen or not CONNECTS[board[n]]:
+                continue
+            members = flood(board, n)
+            seen |= members
+            lead = [x for x in members if board[x] >= LEADER]
+            if lead:
+                found.append(lead)
+        return found
+
+    def set(self, sq: int, code: int) -> None:
+        self.board[sq] = code
+        self.reg = None
+
+    def score(self, seat: int, colour: int, n: int = 1) -> None:
+        self.points[seat][colour] += n
+
+    def remove_leader(self, sq: int) -> None:
+        code = self.board[sq]
+        self.leaders[code - LEADER] = -1
+        self.set(sq, EMPTY)
+
+    def return_stranded_leaders(self) -> None:
+        """B-LEADER-7: a leader with no adjacent face-up temple goes back to its owner."""
+        board = self.board
+        for sq in self.leaders:
+            if sq >= 0 and not any(board[n] == TEMPLE for n in NEIGHBOURS[sq]):
+                self.remove_leader(sq)
+
+    def freeze(self) -> State:
+        s = self.state
+        new = State(
+            seats=s.seats,
+            seed=s.seed,
+            start_player=s.start_player,
+            board=tuple(self.board),
+            treasures=frozenset(self.treasures),
+            leaders=tuple(self.leaders),
+            hands=tuple((h[0], h[1], h[2], h[3]) for h in self.hands),
+            bag=self.bag,
+            points=tuple((p[0], p[1], p[2], p[3]) for p in self.points),
+            taken=tuple(self.taken),
+            catastrophes=tuple(self.catastrophes),
+            monuments=tuple(self.monuments),
+            declined=self.declined,
+            out=(self.out[0], self.out[1], self.out[2], self.out[3]),
+            turn=self.turn,
+            active=self.active,
+            actions=self.actions,
+            decision=self.decision,
+            conflict=self.conflict,
+            wars=self.wars,
+            unification=self.unification,
+            placed=self.placed,
+            candidates=self.candidates,
+            treasure_seat=self.treasure_seat,
+            treasure_squares=self.treasure_squares,
+            treasure_take=self.treasure_take,
+            ended=self.ended,
+            options=s.options,
+        )
+        if self.reg is not None:
+            new.memo()["regions"] = self.reg
+        return new
+
+    # -- the action pipeline (B-TURN-3): conflicts, monument, treasures --------
+
+    def finish_action(self) -> None:
+        if self.placed >= 0 and self.offer_monument():
+            return
+        if self.treasure_step():
+            return
+        self.actions += 1
+        if self.actions >= 2:
+            self.score_monuments()
+            self.decision = REFILL
+        else:
+            self.decision = ACTION
+
+    def offer_monument(self) -> bool:
+        """B-MONUMENT-1..3: offer the 2x2 squares the placed tile completed."""
+        sq = self.placed
+        self.placed = -1
+        board = self.board
+        code = board[sq]
+        if not FACE_UP <= code < FACE_DOWN:
+            return False
+        colour = code - FACE_UP
+        built = {m for m, _ in self.monuments}
+        if not any(i not in built and colour in MONUMENT_COLOURS[i] for i in range(len(MONUMENTS))):
+            return False  # B-MONUMENT-2
+        found = tuple(
+            tl
+            for tl in BLOCKS_OF[sq]
+            if tl not in self.declined and all(board[b] == code for b in block(tl))
+        )
+        if not found:
+            return False
+        self.candidates = found
+        self.decision = MONUMENT
+        return True
+
+    def treasure_step(self) -> bool:
+        """B-TREASURE-1..3: take forced treasures; stop at the first real choice."""
+        n = len(self.hands)
+        while len(self.treasures) >= 2:
+            board = self.board
+            for seat in range(n):
+                trader = self.leaders[seat * 4 + GREEN]
+                if trader < 0:
+                    continue
+                members = flood(board, trader)
+                found = tuple(sorted(sq for sq in self.treasures if sq in members))
+                if len(found) < 2:
+                    continue
+                take = len(found) - 1
+                b = sum(1 for sq in found if sq in BORDER_TREASURES)
+                ways = comb(b, take) if b >= take else comb(len(found) - b, take - b)
+                if ways == 1:
+                    self.take_treasures(seat, _forced(found, take))
+                    break
+                self.decision = TREASURE
+                self.treasure_seat = seat
+                self.treasure_squares = found
+                self.treasure_take = take
+                return True
+            else:
+                return False
+        return False
+
+    def take_treasures(self, seat: int, squares: Sequence[int]) -> None:
+        for sq in squares:
+            self.treasures.discard(sq)
+        self.taken[seat] += len(squares)
+        self.treasure_seat = -1
+        self.treasure_squares = ()
+        self.treasure_take = 0
+
+    def score_monuments(self) -> None:
+        """B-MONUMENT-6: the active player's leaders in a monument's kingdom score its colours."""
+        if not self.monuments:
+            return
+        for m, tl in self.monuments:
+            members = flood(self.board, tl)
+            for colour in MONUMENT_COLOURS[m]:
+                at = self.leaders[self.active * 4 + colour]
+                if at >= 0 and at in members:
+                    self.score(self.active, colour)
+
+    # -- conflicts ---------------------------------------------------------------
+
+    def arrive_leader(self, seat: int, colour: int, sq: int) -> None:
+        """A leader arrived on ``sq``: a revolt if its kingdom has its colour (B-LEADER-6)."""
+        board = self.board
+        for other in flood(board, sq):
+            if other != sq and board[other] >= LEADER and leader_colour(board[other]) == colour:
+                self.conflict = Conflict(
+                    kind=REVOLT,
+                    colour=RED,
+                    attacker=seat,
+                    defender=leader_owner(board[other]),
+                    attacker_at=sq,
+                    defender_at=other,
+                    attacker_base=adjacent_temples(board, sq),
+                    defender_base=adjacent_temples(board, other),
+                )
+                self.decision = REVOLT_SUPPORT
+                return
+        self.finish_action()
+
+    def war_colours(self) -> list[int]:
+        """Colours with two leaders in the kingdom of the unification marker (B-WAR-1)."""
+        board = self.board
+        seen = [0, 0, 0, 0]
+        for sq in flood(board, self.unification):
+            if board[sq] >= LEADER:
+                seen[leader_colour(board[sq])] += 1
+        return [c for c in range(4) if seen[c] >= 2]
+
+    def start_war(self, colour: int) -> None:
+        """B-WAR-3, B-WAR-4: sides, attacker and base strength of the war of ``colour``."""
+        board = self.board
+        cut = self.unification
+        pair = [
+            sq
+            for sq in flood(board, cut)
+            if board[sq] >= LEADER and leader_colour(board[sq]) == colour
+        ]
+        n = len(self.hands)
+        pair.sort(key=lambda sq: (leader_owner(board[sq]) - self.active) % n)
+        att, dfn = pair
+        self.conflict = Conflict(
+            kind=WAR,
+            colour=colour,
+            attacker=leader_owner(board[att]),
+            defender=leader_owner(board[dfn]),
+            attacker_at=att,
+            defender_at=dfn,
+            attacker_base=len(supporters(board, cut, att, colour)),
+            defender_base=len(supporters(board, cut, dfn, colour)),
+        )
+        self.decision = WAR_SUPPORT
+
+    def commit(self, seat: int, count: int) -> None:
+        c = self.conflict
+        assert c is not None
+        self.hands[seat][c.colour] -= count
+        self.out[c.colour] += count
+        if c.attacker_commit < 0:
+            self.conflict = replace(c, attacker_commit=count)
+            return
+        self.conflict = c = replace(c, defender_commit=count)
+        self.resolve(c)
+
+    def resolve(self, c: Conflict) -> None:
+        attacker_wins = c.attacker_base + c.attacker_commit > c.defender_base + c.defender_commit
+        winner = c.attacker if attacker_wins else c.defender  # a tie goes to the defender
+        loser_at = c.defender_at if attacker_wins else c.attacker_at
+        self.conflict = None
+        if c.kind == REVOLT:
+            self.remove_leader(loser_at)  # B-REVOLT-5
+            self.score(winner, RED)
+            self.finish_action()
+            return
+        board = self.board
+        lost = supporters(board, self.unification, loser_at, c.colour)
+        self.remove_leader(loser_at)  # B-WAR-6
+        if c.colour == RED:  # B-WAR-7: the priest exception
+            lost = [
+                sq
+                for sq in lost
+                if sq not in self.treasures
+                and not any(self.board[n] >= LEADER for n in NEIGHBOURS[sq])
+            ]
+        for sq in lost:
+            self.set(sq, EMPTY)
+        self.out[c.colour] += len(lost)
+        self.score(winner, c.colour, 1 + len(lost))
+        self.return_stranded_leaders()
+        self.next_war()
+
+    def next_war(self) -> None:
+        """B-WAR-8: drop wars whose leaders were split apart; continue or end the unification."""
+        still = set(self.war_colours())
+        self.wars = tuple(c for c in self.wars if c in still)
+        if not self.wars:
+            self.unification = -1
+            self.finish_action()
+        elif len(self.wars) == 1:
+            colour = self.wars[0]
+            self.wars = ()
+            self.start_war(colour)
+        else:
+            self.decision = CHOOSE_WAR
+
+
+def _forced(found: Sequence[int], take: int) -> list[int]:
+    """The unique treasure set when only one choice is possible (border ones first)."""
+    border = [sq for sq in found if sq in BORDER_TREASURES]
+    if len(border) >= take:
+        return border[:take]
+    rest = [sq for sq in found if sq not in BORDER_TREASURES]
+    return border + rest[: take - len(border)]
+
+
+def supporters(board: Sequence[int], cut: int, leader_sq: int, colour: int) -> list[int]:
+    """Face-up tiles of ``colour`` on the leader's side of the unification marker (B-WAR-4)."""
+    code = FACE_UP + colour
+    return sorted(sq for sq in flood(board, leader_sq, cut) if board[sq] == code)

@@ -1,0 +1,159 @@
+"""Events of the board game: past tense, frozen, in the order they happened.
+
+Events record what was decided; the consequences that follow from the rules
+alone (points, conflicts resolved, leaders returned, forced treasures) are
+derived again by ``evolve``, so an event never duplicates the rules.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from domain.board.model import Monument
+from domain.common.codec import TypeRegistry
+from domain.common.colours import Colour
+
+Square = tuple[int, int]
+
+
+class Event:
+    """Base of every board-game event."""
+
+    __slots__ = ()
+
+
+EVENTS: TypeRegistry[Event] = TypeRegistry("event")
+
+
+@EVENTS.register("GameStarted", 1)
+@dataclass(frozen=True, slots=True)
+class GameStarted(Event):
+    """Setup (B-SETUP-*): the bag order derives from ``seed``, which is secret."""
+
+    seats: tuple[str, ...]
+    seed: int
+    start_player: int
+    options: dict[str, Any] = field(default_factory=dict)
+
+
+@EVENTS.register("TilesDrawn", 1)
+@dataclass(frozen=True, slots=True)
+class TilesDrawn(Event):
+    """``seat`` drew these tiles from the front of the bag (B-SETUP-5, B-TURN-4)."""
+
+    seat: int
+    tiles: tuple[Colour, ...]
+
+
+@EVENTS.register("LeaderPlaced", 1)
+@dataclass(frozen=True, slots=True)
+class LeaderPlaced(Event):
+    seat: int
+    leader: Colour
+    at: Square
+
+
+@EVENTS.register("LeaderMoved", 1)
+@dataclass(frozen=True, slots=True)
+class LeaderMoved(Event):
+    seat: int
+    leader: Colour
+    origin: Square
+    at: Square
+
+
+@EVENTS.register("LeaderWithdrawn", 1)
+@dataclass(frozen=True, slots=True)
+class LeaderWithdrawn(Event):
+    seat: int
+    leader: Colour
+
+
+@EVENTS.register("TilePlaced", 1)
+@dataclass(frozen=True, slots=True)
+class TilePlaced(Event):
+    seat: int
+    colour: Colour
+    at: Square
+
+
+@EVENTS.register("CatastrophePlaced", 1)
+@dataclass(frozen=True, slots=True)
+class CatastrophePlaced(Event):
+    seat: int
+    at: Square
+
+
+@EVENTS.register("TilesSwapped", 1)
+@dataclass(frozen=True, slots=True)
+class TilesSwapped(Event):
+    """Discarded tiles (counts per colour) leave the game; ``drawn`` came from the bag."""
+
+    seat: int
+    black: int
+    red: int
+    blue: int
+    green: int
+    drawn: tuple[Colour, ...]
+
+    @property
+    def counts(self) -> tuple[int, int, int, int]:
+        return (self.black, self.red, self.blue, self.green)
+
+
+@EVENTS.register("Passed", 1)
+@dataclass(frozen=True, slots=True)
+class Passed(Event):
+    seat: int
+
+
+@EVENTS.register("SupportCommitted", 1)
+@dataclass(frozen=True, slots=True)
+class SupportCommitted(Event):
+    seat: int
+    count: int
+
+
+@EVENTS.register("WarChosen", 1)
+@dataclass(frozen=True, slots=True)
+class WarChosen(Event):
+    seat: int
+    colour: Colour
+
+
+@EVENTS.register("MonumentBuilt", 1)
+@dataclass(frozen=True, slots=True)
+class MonumentBuilt(Event):
+    seat: int
+    monument: Monument
+    at: Square
+
+
+@EVENTS.register("MonumentDeclined", 1)
+@dataclass(frozen=True, slots=True)
+class MonumentDeclined(Event):
+    seat: int
+
+
+@EVENTS.register("TreasuresTaken", 1)
+@dataclass(frozen=True, slots=True)
+class TreasuresTaken(Event):
+    seat: int
+    squares: tuple[Square, ...]
+
+
+@EVENTS.register("TurnEnded", 1)
+@dataclass(frozen=True, slots=True)
+class TurnEnded(Event):
+    """The active seat's turn is over (monument VP and refills done); the next seat plays."""
+
+    seat: int
+
+
+@EVENTS.register("GameEnded", 1)
+@dataclass(frozen=True, slots=True)
+class GameEnded(Event):
+    """``reason``: "treasures" (B-END-1) or "bag" (B-END-2)."""
+
+    reason: str

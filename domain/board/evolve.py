@@ -1,0 +1,280 @@
+"""``evolve``: one function per event, each applying the event and its consequences.
+
+Events carry only what a player decided (or drew); points, conflict outcomes,
+leaders returning (B-LEADER-7), forced treasures and monument VP follow from
+the rules (``domain.board.engine``), so they are derived again here.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
+
+from domain.board.engine import Work, leader_colour, leader_owner
+from domain.board.events import (
+    CatastrophePlaced,
+    Event,
+    GameEnded,
+    GameStarted,
+    LeaderMoved,
+    LeaderPlaced,
+    LeaderWithdrawn,
+    MonumentBuilt,
+    MonumentDeclined,
+    Passed,
+    SupportCommitted,
+    TilePlaced,
+    TilesDrawn,
+    TilesSwapped,
+    TreasuresTaken,
+    TurnEnded,
+    WarChosen,
+)
+from domain.board.geometry import SQUARES, START_TEMPLES, block, square
+from domain.board.model import (
+    ACTION,
+    BLACK,
+    CATASTROPHE,
+    CATASTROPHES_PER_SEAT,
+    CHOOSE_WAR,
+    EMPTY,
+    FACE_DOWN,
+    FACE_UP,
+    LEADER,
+    MONUMENTS,
+    OVER,
+    RED,
+    TEMPLE,
+    TILE_COUNTS,
+    State,
+    colour_index,
+)
+
+
+def bag_order(seed: int, seat_count: int) -> tuple[tuple[int, ...], int]:
+    """The bag's drawing order and the start player, both from the seed (B-SETUP-4, -5)."""
+    rng = random.Random(seed)
+    temples = len(START_TEMPLES)  # already on the board
+    bag = [c for c, n in enumerate(TILE_COUNTS) for _ in range(n - (temples if c == RED else 0))]
+    rng.shuffle(bag)
+    return tuple(bag), rng.randrange(seat_count)
+
+
+def initial_state(
+    seats: Sequence[str], seed: int, start_player: int, options: dict[str, Any]
+) -> State:
+    board = [EMPTY] * SQUARES
+    for sq in START_TEMPLES:
+        board[sq] = TEMPLE
+    n = len(seats)
+    bag, _ = bag_order(seed, n)
+    return State(
+        seats=tuple(seats),
+        seed=seed,
+        start_player=start_player,
+        board=tuple(board),
+        treasures=frozenset(START_TEMPLES),
+        leaders=(-1,) * (4 * n),
+        hands=((0, 0, 0, 0),) * n,
+        bag=bag,
+        points=((0, 0, 0, 0),) * n,
+        taken=(0,) * n,
+        catastrophes=(CATASTROPHES_PER_SEAT,) * n,
+        monuments=(),
+        declined=frozenset(),
+        out=(0, 0, 0, 0),
+        turn=1,
+        active=start_player,
+        actions=0,
+        decision=ACTION,
+        options=tuple(sorted(options.items())),
+    )
+
+
+def _sq(at: tuple[int, int]) -> int:
+    return square(at[0], at[1])
+
+
+def evolve(state: State | None, event: Event) -> State:
+    """Apply one event (``state`` is None only for :class:`GameStarted`)."""
+    if isinstance(event, GameStarted):
+        if state is not None:
+            raise ValueError("GameStarted must be the first event")
+        return initial_state(event.seats, event.seed, event.start_player, event.options)
+    if state is None:
+        raise ValueError(f"the first event must be GameStarted, got {type(event).__name__}")
+    cache = state.cache
+    if cache is not None:
+        hit = cache.pop("evolved", None)  # the result decide computed for this very event
+        if hit is not None and hit[0] is event:
+            return hit[1]  # type: ignore[no-any-return]
+    handler = _HANDLERS.get(type(event))
+    if handler is None:
+        raise TypeError(f"not a board-game event: {event!r}")
+    w = Work(state)
+    handler(w, event)
+    return w.freeze()
+
+
+def fold(events: Iterable[Event]) -> State:
+    """The state after ``events``: the same as evolving one by one, with one working copy."""
+    it = iter(events)
+    first = next(it, None)
+    if first is None:
+        raise ValueError("cannot fold an empty event sequence: a game begins with GameStarted")
+    w = Work(evolve(None, first))
+    for event in it:
+        handler = _HANDLERS.get(type(event))
+        if handler is None:
+            raise ValueError(f"unexpected event after the setup: {event!r}")
+        handler(w, event)
+    return w.freeze()
+
+
+# One function per event: each applies the event and what the rules make follow.
+
+
+def _tiles_drawn(w: Work, e: TilesDrawn) -> None:
+    hand = w.hands[e.seat]
+    for tile in e.tiles:
+        hand[colour_index(tile)] += 1
+    w.bag = w.bag[len(e.tiles) :]
+
+
+def _tile_placed_event(w: Work, e: TilePlaced) -> None:
+    _tile_placed(w, e.seat, colour_index(e.colour), _sq(e.at))
+
+
+def _leader_placed(w: Work, e: LeaderPlaced) -> None:
+    colour = colour_index(e.leader)
+    sq = _sq(e.at)
+    w.set(sq, LEADER + e.seat * 4 + colour)
+    w.leaders[e.seat * 4 + colour] = sq
+    w.arrive_leader(e.seat, colour, sq)
+
+
+def _leader_moved(w: Work, e: LeaderMoved) -> None:
+    w.set(_sq(e.origin), EMPTY)  # B-LEADER-4: lifted first
+    _leader_placed(w, LeaderPlaced(e.seat, e.leader, e.at))
+
+
+def _leader_withdrawn(w: Work, e: LeaderWithdrawn) -> None:
+    w.remove_leader(w.leaders[e.seat * 4 + colour_index(e.leader)])
+    w.finish_action()
+
+
+def _catastrophe_placed(w: Work, e: CatastrophePlaced) -> None:
+    sq = _sq(e.at)
+    code = w.board[sq]
+    if FACE_UP <= code < FACE_DOWN:
+        w.out[code - FACE_UP] += 1  # B-CAT-1: the tile leaves the game
+    w.set(sq, CATASTROPHE)
+    w.catastrophes[e.seat] -= 1
+    w.return_stranded_leaders()  # B-CAT-3
+    w.finish_action()
+
+
+def _tiles_swapped(w: Work, e: TilesSwapped) -> None:
+    hand = w.hands[e.seat]
+    for colour, n in enumerate(e.counts):
+        hand[colour] -= n
+        w.out[colour] += n
+    for tile in e.drawn:
+        hand[colour_index(tile)] += 1
+    w.bag = w.bag[len(e.drawn) :]
+    w.finish_action()
+
+
+def _passed(w: Work, e: Passed) -> None:
+    w.finish_action()
+
+
+def _support_committed(w: Work, e: SupportCommitted) -> None:
+    w.commit(e.seat, e.count)
+
+
+def _war_chosen(w: Work, e: WarChosen) -> None:
+    colour = colour_index(e.colour)
+    w.wars = tuple(c for c in w.wars if c != colour)
+    w.start_war(colour)
+
+
+def _monument_built(w: Work, e: MonumentBuilt) -> None:
+    tl = _sq(e.at)
+    colour = w.board[tl] - FACE_UP
+    for sq in block(tl):
+        w.set(sq, FACE_DOWN + colour)
+    w.monuments.append((MONUMENTS.index(e.monument), tl))
+    w.candidates = ()
+    w.return_stranded_leaders()  # B-MONUMENT-5
+    w.finish_action()
+
+
+def _monument_declined(w: Work, e: MonumentDeclined) -> None:
+    w.declined = w.declined | frozenset(w.candidates)  # B-MONUMENT-3
+    w.candidates = ()
+    w.finish_action()
+
+
+def _treasures_taken(w: Work, e: TreasuresTaken) -> None:
+    w.take_treasures(e.seat, [_sq(at) for at in e.squares])
+    w.finish_action()
+
+
+def _turn_ended(w: Work, e: TurnEnded) -> None:
+    w.active = (w.active + 1) % len(w.hands)
+    w.turn += 1
+    w.actions = 0
+    w.decision = ACTION
+
+
+def _game_ended(w: Work, e: GameEnded) -> None:
+    w.decision = OVER
+    w.ended = e.reason
+
+
+_HANDLERS: dict[type[Event], Callable[[Work, Any], None]] = {
+    TilesDrawn: _tiles_drawn,
+    TilePlaced: _tile_placed_event,
+    LeaderPlaced: _leader_placed,
+    LeaderMoved: _leader_moved,
+    LeaderWithdrawn: _leader_withdrawn,
+    CatastrophePlaced: _catastrophe_placed,
+    TilesSwapped: _tiles_swapped,
+    Passed: _passed,
+    SupportCommitted: _support_committed,
+    WarChosen: _war_chosen,
+    MonumentBuilt: _monument_built,
+    MonumentDeclined: _monument_declined,
+    TreasuresTaken: _treasures_taken,
+    TurnEnded: _turn_ended,
+    GameEnded: _game_ended,
+}
+
+
+def _tile_placed(w: Work, seat: int, colour: int, sq: int) -> None:
+    kingdoms = w.kingdoms_next_to(sq)
+    w.hands[seat][colour] -= 1
+    w.placed = sq
+    if len(kingdoms) == 2:  # B-TILE-4: unification, no point
+        w.set(sq, FACE_UP + colour)
+        w.unification = sq
+        wars = w.war_colours()
+        if not wars:
+            w.unification = -1
+            w.finish_action()
+        elif len(wars) == 1:
+            w.start_war(wars[0])
+        else:
+            w.wars = tuple(wars)
+            w.decision = CHOOSE_WAR
+        return
+    if kingdoms:  # B-TILE-3: the leader of the tile's colour, else the king
+        board = w.board
+        by_colour = {leader_colour(board[x]): leader_owner(board[x]) for x in kingdoms[0]}
+        scorer = by_colour.get(colour, by_colour.get(BLACK, -1))
+        if scorer >= 0:
+            w.score(scorer, colour)
+    w.set(sq, FACE_UP + colour)
+    w.finish_action()

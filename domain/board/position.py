@@ -1,0 +1,425 @@
+"""The versioned JSON position format (see POSITION_FORMAT.md) and a test builder.
+
+``dump_position`` writes everything, hidden parts included (it is admin-level);
+``load_position`` reads it back, checking it thoroughly: ``load(dump(s)) == s``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from domain.board.geometry import RIVER, block, is_block_top_left, square
+from domain.board.model import (
+    ACTION,
+    BLUE,
+    CATASTROPHE,
+    CATASTROPHES_PER_SEAT,
+    CHOOSE_WAR,
+    DECISIONS,
+    FACE_DOWN,
+    FACE_UP,
+    LEADER,
+    MONUMENT,
+    MONUMENT_COLOURS,
+    MONUMENTS,
+    OVER,
+    REVOLT,
+    REVOLT_SUPPORT,
+    TEMPLE,
+    TILE_COUNTS,
+    TREASURE,
+    WAR,
+    WAR_SUPPORT,
+    Conflict,
+    Monument,
+    State,
+)
+from domain.board.notation import format_board, parse_board
+from domain.board.views import at, colour_counts
+from domain.common.codec import JSON
+from domain.common.colours import COLOURS, Colour
+from domain.common.errors import FormatError
+
+FORMAT = "tigris-board-position"
+VERSION = 1
+
+
+def dump_position(state: State) -> JSON:
+    c = state.conflict
+    return {
+        "format": FORMAT,
+        "version": VERSION,
+        "seats": list(state.seats),
+        "seed": state.seed,
+        "start_player": state.start_player,
+        "options": dict(state.options),
+        "board": format_board(state.board, state.treasures, state.unification),
+        "hands": [colour_counts(h) for h in state.hands],
+        "bag": [str(COLOURS[x]) for x in state.bag],
+        "points": [colour_counts(p) for p in state.points],
+        "treasures_taken": list(state.taken),
+        "catastrophes": list(state.catastrophes),
+        "monuments": [{"monument": str(MONUMENTS[m]), "at": at(tl)} for m, tl in state.monuments],
+        "declined": [at(sq) for sq in sorted(state.declined)],
+        "out_of_game": colour_counts(state.out),
+        "turn": state.turn,
+        "active": state.active,
+        "actions_done": state.actions,
+        "decision": state.decision,
+        "conflict": None
+        if c is None
+        else {
+            "kind": c.kind,
+            "colour": str(COLOURS[c.colour]),
+            "attacker": c.attacker,
+            "defender": c.defender,
+            "attacker_at": at(c.attacker_at),
+            "defender_at": at(c.defender_at),
+            "attacker_base": c.attacker_base,
+            "defender_base": c.defender_base,
+            "attacker_commit": None if c.attacker_commit < 0 else c.attacker_commit,
+            "defender_commit": None if c.defender_commit < 0 else c.defender_commit,
+        },
+        "wars": [str(COLOURS[x]) for x in state.wars],
+        "placed": None if state.placed < 0 else at(state.placed),
+        "monument_squares": [at(sq) for sq in state.candidates],
+        "treasure_choice": None
+        if state.treasure_seat < 0
+        else {
+            "seat": state.treasure_seat,
+            "treasures": [at(sq) for sq in state.treasure_squares],
+            "take": state.treasure_take,
+        },
+        "ended": state.ended,
+    }
+
+
+# -- reading ----------------------------------------------------------------------
+
+
+def _get(data: Mapping[str, Any], key: str, kind: type | tuple[type, ...]) -> Any:
+    if key not in data:
+        raise FormatError("missing", key)
+    value = data[key]
+    if not isinstance(value, kind) or (isinstance(value, bool) and kind is int):
+        raise FormatError(f"unexpected value {value!r}", key)
+    return value
+
+
+def _int(value: Any, field: str, low: int = 0, high: int | None = None) -> int:
+    if not isinstance(value, int) or isinstance(value, bool) or value < low:
+        raise FormatError(f"expected an integer >= {low}, got {value!r}", field)
+    if high is not None and value > high:
+        raise FormatError(f"expected at most {high}, got {value!r}", field)
+    return value
+
+
+def _square(value: Any, field: str) -> int:
+    if (
+        not isinstance(value, list | tuple)
+        or len(value) != 2
+        or not all(isinstance(v, int) and not isinstance(v, bool) for v in value)
+        or not (0 <= value[0] < 11 and 0 <= value[1] < 16)
+    ):
+        raise FormatError(f"expected [row, col] on the board, got {value!r}", field)
+    return square(value[0], value[1])
+
+
+def _colour(value: Any, field: str) -> int:
+    try:
+        return COLOURS.index(Colour(value))
+    except ValueError:
+        raise FormatError(f"unknown colour {value!r}", field) from None
+
+
+def _counts(value: Any, field: str) -> tuple[int, int, int, int]:
+    if not isinstance(value, Mapping) or set(value) != {str(c) for c in COLOURS}:
+        raise FormatError(f"expected counts for black, red, blue, green, got {value!r}", field)
+    b, r, u, g = (_int(value[str(c)], field) for c in COLOURS)
+    return (b, r, u, g)
+
+
+def load_position(data: Mapping[str, Any]) -> State:
+    if not isinstance(data, Mapping):
+        raise FormatError("a position must be a JSON object")
+    if data.get("format") != FORMAT:
+        raise FormatError(f"expected {FORMAT!r}", "format")
+    if data.get("version") != VERSION:
+        raise FormatError(f"unsupported version {data.get('version')!r}", "version")
+    seats = _get(data, "seats", list)
+    n = len(seats)
+    if not 2 <= n <= 4 or not all(isinstance(s, str) for s in seats):
+        raise FormatError("expected 2 to 4 seat names", "seats")
+    board, treasures, unification = parse_board(_get(data, "board", list))
+    leaders = [-1] * (4 * n)
+    for sq, code in enumerate(board):
+        if code >= LEADER:
+            if (code - LEADER) >> 2 >= n:
+                raise FormatError(f"a leader of seat {(code - LEADER) >> 2} at {at(sq)}", "board")
+            if RIVER[sq] or leaders[code - LEADER] >= 0:
+                raise FormatError(f"misplaced or repeated leader at {at(sq)}", "board")
+            leaders[code - LEADER] = sq
+        elif FACE_UP <= code < CATASTROPHE and RIVER[sq] != ((code - FACE_UP) % 4 == BLUE):
+            raise FormatError(f"a tile of the wrong colour for the square at {at(sq)}", "board")
+    for sq in treasures:
+        if board[sq] not in (TEMPLE, FACE_DOWN + 1):
+            raise FormatError(f"treasure off a temple at {at(sq)}", "board")
+
+    def seat_list(key: str) -> list[Any]:
+        values: list[Any] = _get(data, key, list)
+        if len(values) != n:
+            raise FormatError(f"expected {n} entries", key)
+        return values
+
+    hands = tuple(_counts(h, "hands") for h in seat_list("hands"))
+    points = tuple(_counts(p, "points") for p in seat_list("points"))
+    taken = tuple(_int(t, "treasures_taken", 0, 10) for t in seat_list("treasures_taken"))
+    cats = tuple(
+        _int(x, "catastrophes", 0, CATASTROPHES_PER_SEAT) for x in seat_list("catastrophes")
+    )
+    bag = tuple(_colour(x, "bag") for x in _get(data, "bag", list))
+    out = _counts(_get(data, "out_of_game", dict), "out_of_game")
+    monuments = []
+    for entry in _get(data, "monuments", list):
+        if not isinstance(entry, Mapping):
+            raise FormatError("expected {monument, at}", "monuments")
+        try:
+            m = MONUMENTS.index(Monument(str(entry.get("monument"))))
+        except ValueError:
+            raise FormatError(f"unknown monument {entry.get('monument')!r}", "monuments") from None
+        tl = _square(entry.get("at"), "monuments")
+        if not is_block_top_left(tl):
+            raise FormatError(f"no 2x2 square at {at(tl)}", "monuments")
+        monuments.append((m, tl))
+    for m, tl in monuments:
+        colours = {board[sq] - FACE_DOWN for sq in block(tl)}
+        if len(colours) != 1 or not colours <= set(MONUMENT_COLOURS[m]):
+            raise FormatError(f"monument at {at(tl)} does not cover 4 face-down tiles", "monuments")
+    if len({m for m, _ in monuments}) != len(monuments):
+        raise FormatError("a monument is built twice", "monuments")
+    declined_list = [_square(x, "declined") for x in _get(data, "declined", list)]
+    if len(set(declined_list)) != len(declined_list):
+        raise FormatError("a square is listed twice", "declined")
+    declined = frozenset(declined_list)
+    # All 153 tiles accounted for (B-SETUP-4), per colour.
+    for c in range(4):
+        on_board = sum(1 for code in board if code in (FACE_UP + c, FACE_DOWN + c))
+        total = on_board + sum(h[c] for h in hands) + bag.count(c) + out[c]
+        if total != TILE_COUNTS[c]:
+            raise FormatError(
+                f"{COLOURS[c]} tiles add up to {total}, not {TILE_COUNTS[c]}", "board"
+            )
+    decision = _get(data, "decision", str)
+    if decision not in DECISIONS:
+        raise FormatError(f"unknown decision {decision!r}", "decision")
+    conflict = _conflict(data.get("conflict"), n)
+    wars = tuple(_colour(x, "wars") for x in _get(data, "wars", list))
+    placed_raw = data.get("placed")
+    placed = -1 if placed_raw is None else _square(placed_raw, "placed")
+    candidates = tuple(_square(x, "monument_squares") for x in _get(data, "monument_squares", list))
+    choice = data.get("treasure_choice")
+    t_seat, t_take = -1, 0
+    t_squares: tuple[int, ...] = ()
+    if choice is not None:
+        if not isinstance(choice, Mapping):
+            raise FormatError("expected {seat, treasures, take}", "treasure_choice")
+        t_seat = _int(choice.get("seat"), "treasure_choice", 0, n - 1)
+        listed = choice.get("treasures")
+        if not isinstance(listed, list):
+            raise FormatError("expected a list of treasure squares", "treasure_choice")
+        t_squares = tuple(_square(x, "treasure_choice") for x in listed)
+        t_take = _int(choice.get("take"), "treasure_choice", 1, 9)
+        if not set(t_squares) <= treasures or t_take >= len(t_squares):
+            raise FormatError(
+                "treasures to choose must be on the board, more than taken", "treasure_choice"
+            )
+    options = _get(data, "options", dict)
+    ended = _get(data, "ended", str)
+    if ended not in ("", "treasures", "bag"):
+        raise FormatError(f"unknown reason {ended!r}", "ended")
+    _check_pending(
+        decision=decision,
+        conflict=conflict,
+        board=board,
+        wars=wars,
+        unification=unification,
+        placed=placed,
+        candidates=candidates,
+        choice=choice,
+        ended=ended,
+    )
+    return State(
+        seats=tuple(seats),
+        seed=_int(_get(data, "seed", int), "seed", -(2**63)),
+        start_player=_int(_get(data, "start_player", int), "start_player", 0, n - 1),
+        board=tuple(board),
+        treasures=frozenset(treasures),
+        leaders=tuple(leaders),
+        hands=hands,
+        bag=bag,
+        points=points,
+        taken=taken,
+        catastrophes=cats,
+        monuments=tuple(monuments),
+        declined=declined,
+        out=out,
+        turn=_int(_get(data, "turn", int), "turn", 1),
+        active=_int(_get(data, "active", int), "active", 0, n - 1),
+        actions=_int(_get(data, "actions_done", int), "actions_done", 0, 2),
+        decision=decision,
+        conflict=conflict,
+        wars=wars,
+        unification=unification,
+        placed=placed,
+        candidates=candidates,
+        treasure_seat=t_seat,
+        treasure_squares=t_squares,
+        treasure_take=t_take,
+        ended=ended,
+        options=tuple(sorted(options.items())),
+    )
+
+
+def _check_pending(
+    *,
+    decision: str,
+    conflict: Conflict | None,
+    board: list[int],
+    wars: tuple[int, ...],
+    unification: int,
+    placed: int,
+    candidates: tuple[int, ...],
+    choice: object,
+    ended: str,
+) -> None:
+    """The pending-decision fields must agree with ``decision`` (one awaited input)."""
+
+    def need(ok: bool, field: str, message: str) -> None:
+        if not ok:
+            raise FormatError(f"{message} (decision {decision!r})", field)
+
+    support = decision in (REVOLT_SUPPORT, WAR_SUPPORT)
+    fighting = decision in (WAR_SUPPORT, CHOOSE_WAR)
+    need(support == (conflict is not None), "conflict", "a conflict goes with a support decision")
+    if conflict is not None:
+        need(conflict.kind == (REVOLT if decision == REVOLT_SUPPORT else WAR), "conflict", "kind")
+        need(conflict.attacker != conflict.defender, "conflict", "attacker and defender differ")
+        for seat, sq in (
+            (conflict.attacker, conflict.attacker_at),
+            (conflict.defender, conflict.defender_at),
+        ):
+            need(board[sq] >= LEADER and (board[sq] - LEADER) >> 2 == seat, "conflict", "leaders")
+    need(fighting == (unification >= 0), "board", "the unification marker goes with wars")
+    need(not wars or fighting, "wars", "pending wars go with a war")
+    need(decision != CHOOSE_WAR or len(wars) >= 2, "wars", "a choice needs two wars")
+    need(placed < 0 or fighting, "placed", "a placed tile waits only for its wars")
+    need((decision == MONUMENT) == bool(candidates), "monument_squares", "monument squares")
+    need((decision == TREASURE) == (choice is not None), "treasure_choice", "a treasure choice")
+    need((decision == OVER) == bool(ended), "ended", "a reason goes with the end")
+
+
+def _conflict(value: Any, n: int) -> Conflict | None:
+    if value is None:
+        return None
+    if not isinstance(value, Mapping):
+        raise FormatError("expected an object or null", "conflict")
+    kind = value.get("kind")
+    if kind not in (REVOLT, WAR):
+        raise FormatError(f"unknown kind {kind!r}", "conflict")
+
+    def commit(key: str) -> int:
+        raw = value.get(key)
+        return -1 if raw is None else _int(raw, "conflict")
+
+    return Conflict(
+        kind=kind,
+        colour=_colour(value.get("colour"), "conflict"),
+        attacker=_int(value.get("attacker"), "conflict", 0, n - 1),
+        defender=_int(value.get("defender"), "conflict", 0, n - 1),
+        attacker_at=_square(value.get("attacker_at"), "conflict"),
+        defender_at=_square(value.get("defender_at"), "conflict"),
+        attacker_base=_int(value.get("attacker_base"), "conflict"),
+        defender_base=_int(value.get("defender_base"), "conflict"),
+        attacker_commit=commit("attacker_commit"),
+        defender_commit=commit("defender_commit"),
+    )
+
+
+# -- a short builder for tests and examples ------------------------------------------
+
+
+def build(
+    board: str | Sequence[str],
+    hands: Sequence[str] = ("", ""),
+    *,
+    active: int = 0,
+    bag: str | None = None,
+    points: Sequence[Sequence[int]] | None = None,
+    catastrophes: Sequence[int] | None = None,
+    monuments: Sequence[tuple[str, tuple[int, int]]] = (),
+    declined: Sequence[tuple[int, int]] = (),
+    actions_done: int = 0,
+    taken: Sequence[int] | None = None,
+    bag_size: int | None = None,
+) -> State:
+    """A position in the action phase from the notation and hands like ``"rrkbg"``.
+
+    The bag is ``bag`` (letters, drawing order) followed by whatever tiles are
+    left so that all 153 are accounted for; with ``bag_size`` only that many
+    stay in the bag and the others are out of the game.
+    """
+    n = len(hands)
+    cells, treasures, _ = parse_board(board)
+    counts = [[0, 0, 0, 0] for _ in range(n)]
+    letters = "krbg"
+    for seat, text in enumerate(hands):
+        for ch in text:
+            counts[seat][letters.index(ch)] += 1
+    front = [letters.index(ch) for ch in (bag or "")]
+    left = list(TILE_COUNTS)
+    for code in cells:
+        if FACE_UP <= code < FACE_DOWN + 4:
+            left[(code - FACE_UP) % 4] -= 1
+    for hand in counts:
+        for c in range(4):
+            left[c] -= hand[c]
+    for c in front:
+        left[c] -= 1
+    if min(left) < 0:
+        raise FormatError("more tiles than the game has", "board")
+    rest = [c for c in range(4) for _ in range(left[c])]
+    bag_tiles = front + rest
+    out = [0, 0, 0, 0]
+    if bag_size is not None:
+        for c in bag_tiles[bag_size:]:
+            out[c] += 1
+        bag_tiles = bag_tiles[:bag_size]
+    data = {
+        "format": FORMAT,
+        "version": VERSION,
+        "seats": [f"p{i}" for i in range(n)],
+        "seed": 0,
+        "start_player": 0,
+        "options": {},
+        "board": format_board(cells, treasures),
+        "hands": [colour_counts(h) for h in counts],
+        "bag": [str(COLOURS[c]) for c in bag_tiles],
+        "points": [colour_counts(list(p)) for p in (points or [[0] * 4] * n)],
+        "treasures_taken": list(taken or [0] * n),
+        "catastrophes": list(catastrophes or [CATASTROPHES_PER_SEAT] * n),
+        "monuments": [{"monument": m, "at": list(tl)} for m, tl in monuments],
+        "declined": [list(sq) for sq in declined],
+        "out_of_game": colour_counts(out),
+        "turn": 1,
+        "active": active,
+        "actions_done": actions_done,
+        "decision": ACTION,
+        "conflict": None,
+        "wars": [],
+        "placed": None,
+        "monument_squares": [],
+        "treasure_choice": None,
+        "ended": "",
+    }
+    return load_position(data)

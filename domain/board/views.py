@@ -1,0 +1,174 @@
+"""What each seat may see (B-HIDDEN-1), the pending decision, and the result.
+
+Hands, points and treasures taken are private to their seat; the bag's order
+and the seed are secret from everybody until the game is over.
+"""
+
+from __future__ import annotations
+
+from domain.board.decide import awaited_seat
+from domain.board.events import EVENTS, Event, GameStarted, TilesDrawn, TilesSwapped
+from domain.board.geometry import coords
+from domain.board.model import (
+    CHOOSE_WAR,
+    MONUMENT,
+    MONUMENTS,
+    OVER,
+    REVOLT_SUPPORT,
+    TREASURE,
+    WAR_SUPPORT,
+    State,
+)
+from domain.board.notation import format_board
+from domain.common.codec import JSON
+from domain.common.colours import COLOURS
+from domain.common.scoring import best_assignment, rank_players
+
+DYNASTIES = ("archer", "bull", "pot", "lion")
+
+
+def at(sq: int) -> list[int]:
+    return list(coords(sq))
+
+
+def colour_counts(values: tuple[int, ...] | list[int]) -> dict[str, int]:
+    return {str(COLOURS[c]): values[c] for c in range(4)}
+
+
+def conflict_json(state: State) -> JSON | None:
+    c = state.conflict
+    if c is None:
+        return None
+    return {
+        "kind": c.kind,
+        "colour": str(COLOURS[c.colour]),
+        "attacker": c.attacker,
+        "defender": c.defender,
+        "attacker_at": at(c.attacker_at),
+        "defender_at": at(c.defender_at),
+        "attacker_base": c.attacker_base,
+        "defender_base": c.defender_base,
+        "attacker_commit": None if c.attacker_commit < 0 else c.attacker_commit,
+        "defender_commit": None if c.defender_commit < 0 else c.defender_commit,
+    }
+
+
+def pending(state: State) -> JSON:
+    seat = awaited_seat(state)
+    out: JSON = {"awaiting": [] if seat < 0 else [seat], "decision": state.decision}
+    d = state.decision
+    if d in (REVOLT_SUPPORT, WAR_SUPPORT):
+        out["conflict"] = conflict_json(state)
+        if state.wars:
+            out["wars"] = [str(COLOURS[c]) for c in state.wars]
+    elif d == CHOOSE_WAR:
+        out["wars"] = [str(COLOURS[c]) for c in state.wars]
+    elif d == MONUMENT:
+        built = {m for m, _ in state.monuments}
+        out["squares"] = [at(tl) for tl in state.candidates]
+        out["monuments"] = [str(m) for i, m in enumerate(MONUMENTS) if i not in built]
+    elif d == TREASURE:
+        out["treasures"] = [at(sq) for sq in state.treasure_squares]
+        out["take"] = state.treasure_take
+    elif d == OVER:
+        out["reason"] = state.ended
+    if state.unification >= 0:
+        out["unification"] = at(state.unification)
+    if d not in (OVER,):
+        out["turn"] = state.turn
+        out["active"] = state.active
+        out["actions_done"] = state.actions
+    return out
+
+
+def result(state: State) -> JSON | None:
+    if state.decision != OVER:
+        return None
+    scores = [
+        best_assignment(
+            seat,
+            {COLOURS[c]: state.points[seat][c] for c in range(4)},
+            state.taken[seat],
+        )
+        for seat in range(state.seat_count)
+    ]
+    places = rank_players(scores)
+    place_of = {seat: i + 1 for i, group in enumerate(places) for seat in group}
+    return {
+        "reason": state.ended,
+        "seats": [
+            {
+                "seat": s.seat,
+                "name": state.seats[s.seat],
+                "dynasty": DYNASTIES[s.seat],
+                "points": colour_counts(state.points[s.seat]),
+                "treasures": state.taken[s.seat],
+                "treasures_assigned": {str(c): n for c, n in s.jokers.items()},
+                "totals": {str(c): n for c, n in s.points.items()},
+                "score": s.score,
+                "key": list(s.key),
+                "place": place_of[s.seat],
+            }
+            for s in scores
+        ],
+        "places": places,
+    }
+
+
+def view(state: State, viewer: int | None) -> JSON:
+    over = state.decision == OVER
+    built = {m for m, _ in state.monuments}
+    seats = []
+    for seat in range(state.seat_count):
+        entry: JSON = {
+            "seat": seat,
+            "name": state.seats[seat],
+            "dynasty": DYNASTIES[seat],
+            "hand_size": state.hand_size(seat),
+            "supply": [str(COLOURS[c]) for c in range(4) if state.leaders[seat * 4 + c] < 0],
+            "catastrophes": state.catastrophes[seat],
+        }
+        if over or seat == viewer:
+            entry["hand"] = colour_counts(state.hands[seat])
+            entry["points"] = colour_counts(state.points[seat])
+            entry["treasures"] = state.taken[seat]
+        seats.append(entry)
+    out: JSON = {
+        "kind": "board",
+        "viewer": viewer,
+        "turn": state.turn,
+        "active": state.active,
+        "board": format_board(state.board, state.treasures, state.unification),
+        "leaders": [
+            {"seat": i >> 2, "colour": str(COLOURS[i & 3]), "at": at(sq)}
+            for i, sq in enumerate(state.leaders)
+            if sq >= 0
+        ],
+        "treasures": [at(sq) for sq in sorted(state.treasures)],
+        "monuments": [{"monument": str(MONUMENTS[m]), "at": at(tl)} for m, tl in state.monuments],
+        "unbuilt_monuments": [str(m) for i, m in enumerate(MONUMENTS) if i not in built],
+        "declined_monument_squares": [at(sq) for sq in sorted(state.declined)],
+        "unification": None if state.unification < 0 else at(state.unification),
+        "bag_size": len(state.bag),
+        "out_of_game": sum(state.out),  # colours hidden: swapped tiles are discarded face down
+        "seats": seats,
+        "pending": pending(state),
+    }
+    if over:
+        out["seed"] = state.seed
+        out["bag"] = [str(COLOURS[c]) for c in state.bag]
+        out["result"] = result(state)
+    return out
+
+
+def event_view(event: Event, viewer: int | None, state_after: State) -> JSON:
+    data = EVENTS.to_json(event)
+    if state_after.decision == OVER:
+        return data
+    if isinstance(event, GameStarted):
+        del data["seed"]  # B-HIDDEN-1: the bag's order is secret
+    elif isinstance(event, TilesDrawn) and event.seat != viewer:
+        data = {"type": data["type"], "seat": event.seat, "count": len(event.tiles)}
+    elif isinstance(event, TilesSwapped) and event.seat != viewer:
+        data = {"type": data["type"], "seat": event.seat, "count": len(event.drawn)}
+    return data
