@@ -1,0 +1,542 @@
+"""``decide`` and ``legal_commands``: judge commands into events.
+
+Guard clauses, each naming the rule it enforces. After the command's own
+events, ``decide`` appends the automatic events that follow from them (a
+conflict's outcome, the end-of-turn draws, the next turn or the game end).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from domain.cards import display
+from domain.cards.evolver import evolve
+from domain.cards.messages import (
+    BuildShip,
+    CardPlayed,
+    CardsCommitted,
+    CardsDrawn,
+    CatastrophePlayed,
+    ChooseWar,
+    Command,
+    CommitCards,
+    ConflictResolved,
+    Decline,
+    Declined,
+    Event,
+    GameEnded,
+    LeaderPlaced,
+    LeaderWithdrawn,
+    Pass,
+    Passed,
+    PlaceLeader,
+    PlayCard,
+    PlayCatastrophe,
+    PointScored,
+    ShipBuilt,
+    SwapTreasure,
+    TakePoint,
+    TreasureSwapped,
+    TurnBegan,
+    WarChosen,
+    WithdrawLeader,
+)
+from domain.cards.model import (
+    BRIDGE_BASE,
+    BRIDGES,
+    COLOUR_OF,
+    COLUMNS,
+    DEPTHS,
+    HAND_SIZE,
+    INDEX,
+    MAX_DEPTH,
+    SHIPS,
+    Card,
+    Commit,
+    Decision,
+    Offer,
+    Refill,
+    Resolve,
+    ShipOffer,
+    ShipPoints,
+    State,
+    TraderSwap,
+    bridge_spot,
+    column_spot,
+    spot_name,
+)
+from domain.cards.model import ChooseWar as ChooseWarStep
+from domain.common.colours import COLOURS, Colour
+from domain.common.errors import FormatError, GameOver, IllegalCommand, NotAwaited
+
+# Names of the pending decisions, as in ``pending()`` and ``Declined.decision``.
+DECISION_NAMES: dict[type[object], str] = {
+    Offer: "point",
+    ShipOffer: "ship",
+    ShipPoints: "ship_points",
+    ChooseWarStep: "choose_war",
+    Commit: "commit",
+    TraderSwap: "treasure_swap",
+}
+# The rule that governs each pending decision (for NotAwaited errors).
+DECISION_RULES: dict[type[object], str] = {
+    Offer: "C-SCORE-1",
+    ShipOffer: "C-SHIP-1",
+    ShipPoints: "C-SHIP-5",
+    ChooseWarStep: "C-WAR-1",
+    Commit: "C-REVOLT-3",
+    TraderSwap: "C-TRADER-1",
+}
+ACTIONS = (PlaceLeader, WithdrawLeader, PlayCard, PlayCatastrophe, Pass)
+
+
+def current_decision(state: State) -> Decision | None:
+    """The pending decision at the head of the agenda (None: an action, or the end)."""
+    if state.agenda:
+        head = state.agenda[0]
+        if isinstance(head, (Offer, ShipOffer, ShipPoints, ChooseWarStep, Commit, TraderSwap)):
+            return head
+    return None
+
+
+def awaited_seat(state: State) -> int | None:
+    if state.over is not None:
+        return None
+    decision = current_decision(state)
+    if decision is not None:
+        return decision.seat
+    if not state.agenda and state.actions_left > 0:
+        return state.active
+    return None
+
+
+# --- decide -------------------------------------------------------------------------
+
+
+def decide(state: State, command: Command) -> list[Event]:
+    """The events of a command, automatic follow-ups included; raise if illegal."""
+    if state.over is not None:
+        raise GameOver("C-END-1", f"the game is over; {type(command).__name__} refused")
+    seat = command.seat
+    if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < state.seat_count:
+        raise FormatError(f"no seat {seat!r} in a {state.seat_count}-player game", "seat")
+    decision = current_decision(state)
+    try:
+        if isinstance(command, ACTIONS):
+            events = [_judge_action(state, command, decision)]
+        else:
+            events = [_judge_decision(state, command, decision)]
+    except (IllegalCommand, NotAwaited) as refusal:
+        # Quote the offending command, as python-chess quotes the offending move.
+        raise type(refusal)(refusal.rule, f"{quote(command)}: {refusal.message}") from None
+    return _follow_up(state, events)
+
+
+def quote(command: Command) -> str:
+    """``PlayCard(seat=0, colour=red, column=3)``: a command as error messages show it."""
+    parts = []
+    for name in type(command).__dataclass_fields__:
+        value = getattr(command, name)
+        if value is not None:
+            parts.append(f"{name}={getattr(value, 'value', value)}")
+    return f"{type(command).__name__}({', '.join(parts)})"
+
+
+def _not_awaited(state: State, command: Command, decision: Decision | None) -> NotAwaited:
+    if decision is None:
+        if state.actions_left <= 0 or state.agenda:
+            return NotAwaited("C-TURN-1", "no action is awaited now")
+        return NotAwaited("C-TURN-1", f"seat {state.active} is to take an action")
+    what = DECISION_NAMES[type(decision)]
+    return NotAwaited(
+        DECISION_RULES[type(decision)], f"seat {decision.seat} is to decide on '{what}'"
+    )
+
+
+def _judge_action(state: State, command: Command, decision: Decision | None) -> Event:
+    if (
+        decision is not None
+        or state.agenda
+        or command.seat != state.active
+        or state.actions_left <= 0
+    ):
+        raise _not_awaited(state, command, decision)
+    if isinstance(command, PlaceLeader):
+        return _place_leader(state, command)
+    if isinstance(command, PlayCard):
+        return _play_card(state, command)
+    if isinstance(command, PlayCatastrophe):
+        return _catastrophe(state, command)
+    if isinstance(command, WithdrawLeader):
+        # C-LEADER-2: only with the variant allow_withdraw.
+        if not state.options.allow_withdraw:
+            raise IllegalCommand(
+                "C-LEADER-2", "withdrawing a leader needs the variant allow_withdraw"
+            )
+        _colour(command.leader, "leader")
+        if state.leader_spot(command.seat, command.leader) < 0:
+            raise IllegalCommand("C-LEADER-2", f"the {command.leader} leader is not in the display")
+        return LeaderWithdrawn(command.seat, command.leader)
+    assert isinstance(command, Pass)
+    # C-TURN-1: passing is allowed.
+    return Passed(command.seat)
+
+
+def _colour(value: object, field: str) -> Colour:
+    if not isinstance(value, Colour):
+        raise FormatError(f"not a colour: {value!r}", field)
+    return value
+
+
+def _target(column: int | None, depth: int, bridge: int | None) -> int:
+    """The spot a command names; FormatError when it names none."""
+    if (column is None) == (bridge is None):
+        raise FormatError("give exactly one of column and bridge", "column")
+    if bridge is not None:
+        if not isinstance(bridge, int) or isinstance(bridge, bool) or not 0 <= bridge < BRIDGES:
+            raise FormatError(f"bridge must be 0..6, got {bridge!r}", "bridge")
+        if depth != 0:
+            raise FormatError(f"a bridge has no depth, got {depth!r}", "depth")
+        return bridge_spot(bridge)
+    if not isinstance(column, int) or isinstance(column, bool) or not 0 <= column < COLUMNS:
+        raise FormatError(f"column must be 0..7, got {column!r}", "column")
+    if not isinstance(depth, int) or isinstance(depth, bool) or not 0 <= depth <= MAX_DEPTH:
+        raise FormatError(f"depth must be 0..8, got {depth!r}", "depth")
+    return column_spot(column, depth)
+
+
+def leader_may_stand(state: State, spot: int, leader: Colour) -> str | None:
+    """Why a leader may not go to ``spot`` (a rule id and reason), or None."""
+    card = state.card_at(spot)
+    if card is None:
+        return f"C-LEADER-1: no card at {spot_name(spot)}"
+    if card in SHIPS:
+        return f"C-SHIP-3: no leader may stand on a ship ({spot_name(spot)})"
+    if spot in display.occupied(state):
+        return f"C-LEADER-1: a leader already stands at {spot_name(spot)}"
+    if state.options.leader_colour_must_differ:
+        colour = Colour.RED if card is Card.TREASURE else COLOUR_OF[card]
+        if colour is leader:
+            return f"C-LEADER-1: variant leader_colour_must_differ: {spot_name(spot)} is {colour}"
+    return None
+
+
+def _place_leader(state: State, command: PlaceLeader) -> Event:
+    leader = _colour(command.leader, "leader")
+    spot = _target(command.column, command.depth, command.bridge)
+    why = leader_may_stand(state, spot, leader)
+    if why is not None:
+        rule, _, reason = why.partition(": ")
+        raise IllegalCommand(rule, f"{leader} leader to {spot_name(spot)}: {reason}")
+    return LeaderPlaced(command.seat, leader, command.column, command.depth, command.bridge)
+
+
+def column_open(state: State, column: int) -> bool:
+    """C-CARD-1: a column takes cards until 8 lie below its treasure*."""
+    return len(state.columns[column]) <= MAX_DEPTH
+
+
+def bridge_open(state: State, bridge: int) -> bool:
+    """C-CARD-2: an empty bridge slot between two columns of 3 or more cards each."""
+    return (
+        state.bridges[bridge] is None
+        and len(state.columns[bridge]) > 3
+        and len(state.columns[bridge + 1]) > 3
+    )
+
+
+def _play_card(state: State, command: PlayCard) -> Event:
+    colour = _colour(command.colour, "colour")
+    spot = _target(command.column, 0, command.bridge)
+    if not state.hands[command.seat][INDEX[colour]]:
+        raise IllegalCommand("C-TURN-2", f"no {colour} card in hand")
+    if command.bridge is not None:
+        if state.bridges[command.bridge] is not None:
+            raise IllegalCommand("C-CARD-2", f"bridge {spot_name(spot)} is taken")
+        if not bridge_open(state, command.bridge):
+            raise IllegalCommand(
+                "C-CARD-2", f"{spot_name(spot)} needs 3 cards below both neighbouring treasures*"
+            )
+    elif not column_open(state, spot // DEPTHS):
+        raise IllegalCommand("C-CARD-1", f"column {command.column} already holds 8 cards")
+    return CardPlayed(command.seat, colour, command.column, command.bridge)
+
+
+def removable(state: State, spot: int) -> str | None:
+    """Why the catastrophe cannot take the card at ``spot`` (rule and reason), or None."""
+    card = state.card_at(spot)
+    if card is None:
+        return f"C-CAT-1: no card at {spot_name(spot)}"
+    if spot < BRIDGE_BASE and spot % DEPTHS == 0:
+        return f"C-CAT-1: {spot_name(spot)} is a treasure*"
+    if card in SHIPS:
+        return f"C-SHIP-3: a ship cannot be removed ({spot_name(spot)})"
+    if spot in display.occupied(state):
+        return f"C-CAT-1: a leader stands at {spot_name(spot)}"
+    return None
+
+
+def _catastrophe(state: State, command: PlayCatastrophe) -> Event:
+    spot = _target(command.column, command.depth, command.bridge)
+    if not state.catastrophes[command.seat]:
+        raise IllegalCommand(
+            "C-CAT-1", "the catastrophe card has been used already (once per game)"
+        )
+    why = removable(state, spot)
+    if why is not None:
+        rule, _, reason = why.partition(": ")
+        raise IllegalCommand(rule, reason)
+    return CatastrophePlayed(command.seat, command.column, command.depth, command.bridge)
+
+
+def _judge_decision(state: State, command: Command, decision: Decision | None) -> Event:
+    if decision is None or decision.seat != command.seat:
+        raise _not_awaited(state, command, decision)
+    seat = command.seat
+    hand = state.hands[seat]
+    if isinstance(command, Decline):
+        if isinstance(decision, (ChooseWarStep, Commit)):
+            # C-WAR-1 / C-REVOLT-3: a conflict cannot be declined (commit 0 cards instead).
+            raise _not_awaited(state, command, decision)
+        return Declined(seat, DECISION_NAMES[type(decision)])
+    if isinstance(command, TakePoint):
+        colour = _colour(command.colour, "colour")
+        if isinstance(decision, Offer):
+            rule = "C-SCORE-1" if decision.reason == "card" else "C-REVOLT-4"
+            if colour is not decision.colour:
+                raise IllegalCommand(rule, f"the point offered is {decision.colour}, not {colour}")
+        elif isinstance(decision, ShipPoints):
+            rule = "C-SHIP-5"
+            if colour not in decision.colours:
+                offered = ", ".join(c.value for c in decision.colours)
+                raise IllegalCommand(rule, f"ship points are open in {offered}, not {colour}")
+        else:
+            raise _not_awaited(state, command, decision)
+        if not hand[INDEX[colour]]:
+            raise IllegalCommand(rule, f"no {colour} card in hand")
+        return PointScored(seat, colour)
+    if isinstance(command, BuildShip):
+        if not isinstance(decision, ShipOffer):
+            raise _not_awaited(state, command, decision)
+        ship = _colour(command.ship, "ship")
+        if ship not in decision.ships:
+            offered = ", ".join(c.value for c in decision.ships)
+            raise IllegalCommand(
+                "C-SHIP-1", f"the blue-{ship} ship is not to be had here (offered: {offered})"
+            )
+        return ShipBuilt(seat, ship, decision.column)
+    if isinstance(command, ChooseWar):
+        if not isinstance(decision, ChooseWarStep):
+            raise _not_awaited(state, command, decision)
+        colour = _colour(command.colour, "colour")
+        if colour not in decision.colours:
+            raise IllegalCommand("C-WAR-1", f"there is no {colour} conflict to fight")
+        return WarChosen(seat, colour)
+    if isinstance(command, CommitCards):
+        if not isinstance(decision, Commit):
+            raise _not_awaited(state, command, decision)
+        conflict = state.conflict
+        assert conflict is not None
+        count = command.count
+        if not isinstance(count, int) or isinstance(count, bool) or count < 0:
+            raise FormatError(f"count must be an integer >= 0, got {count!r}", "count")
+        rule = "C-REVOLT-2" if conflict.kind == "revolt" else "C-WAR-3"
+        have = hand[INDEX[conflict.card_colour]]
+        if count > have:
+            raise IllegalCommand(rule, f"only {have} {conflict.card_colour} in hand, not {count}")
+        return CardsCommitted(seat, conflict.card_colour, count)
+    if isinstance(command, SwapTreasure):
+        if not isinstance(decision, TraderSwap):
+            raise _not_awaited(state, command, decision)
+        column = command.column
+        if not isinstance(column, int) or isinstance(column, bool) or not 0 <= column < COLUMNS:
+            raise FormatError(f"column must be 0..7, got {column!r}", "column")
+        region = display.region_of_spot(state, bridge_spot(decision.bridge))
+        if column not in display.treasures_in_region(state, region):
+            raise IllegalCommand(
+                "C-TRADER-1", f"column {column} holds no treasure card of the joined kingdom"
+            )
+        if not hand[INDEX[Colour.RED]]:
+            raise IllegalCommand(
+                "C-TRADER-1", "a treasure is swapped only for a red card from hand"
+            )
+        return TreasureSwapped(seat, column)
+    raise FormatError(f"unknown command {type(command).__name__}", "type")
+
+
+# --- automatic follow-ups ---------------------------------------------------------
+
+
+def _follow_up(state: State, events: list[Event]) -> list[Event]:
+    for event in events:
+        state = evolve(state, event)
+    while state.over is None and state.agenda:
+        head = state.agenda[0]
+        new: list[Event]
+        if isinstance(head, Resolve):
+            new = [resolve_conflict(state)]
+        elif isinstance(head, Refill):
+            new = end_of_turn(state)
+        else:
+            break
+        for event in new:
+            state = evolve(state, event)
+        events.extend(new)
+    return events
+
+
+def strengths(state: State) -> tuple[int, int]:
+    """``(attacker, defender)`` strength of the current conflict (C-REVOLT-2, C-WAR-3)."""
+    conflict = state.conflict
+    assert conflict is not None
+    result = []
+    for seat, cards in (
+        (conflict.attacker, conflict.attacker_cards),
+        (conflict.defender, conflict.defender_cards),
+    ):
+        spot = state.leader_spot(seat, conflict.colour)
+        if conflict.kind == "revolt":
+            # C-REVOLT-2: +1 for a leader on a red card (temple or treasure*).
+            bonus = 1 if state.card_at(spot) in (Card.RED, Card.TREASURE) else 0
+        else:
+            bonus = display.count_in_region(
+                state, display.region_of_spot(state, spot), conflict.colour
+            )
+        result.append(max(cards, 0) + bonus)
+    return result[0], result[1]
+
+
+def resolve_conflict(state: State) -> ConflictResolved:
+    conflict = state.conflict
+    assert conflict is not None
+    attack, defence = strengths(state)
+    # C-REVOLT-3 / C-WAR-4: higher wins, a tie goes to the defender.
+    winner = conflict.attacker if attack > defence else conflict.defender
+    return ConflictResolved(
+        conflict.kind,
+        conflict.colour,
+        conflict.attacker,
+        conflict.defender,
+        attack,
+        defence,
+        winner,
+    )
+
+
+def end_of_turn(state: State) -> list[Event]:
+    """C-TURN-3 / C-END-1 / C-END-2: refill every hand, then check the game end."""
+    n = state.seat_count
+    order = [(state.active + k) % n for k in range(n)]
+    need = {seat: HAND_SIZE - state.hand_size(seat) for seat in order}
+    if sum(need.values()) > state.pile_size:
+        return [GameEnded("pile")]
+    events: list[Event] = []
+    at = state.drawn
+    for seat in order:
+        if need[seat] > 0:
+            cards = state.pile[at : at + need[seat]]
+            at += need[seat]
+            events.append(CardsDrawn(seat, tuple(COLOUR_OF[c] for c in cards)))
+    if display.treasures_left(state) <= 1:
+        events.append(GameEnded("treasures"))
+    elif display.blocked(state):
+        events.append(GameEnded("blocked"))
+    else:
+        events.append(TurnBegan(state.turn + 1, (state.active + 1) % n))
+    return events
+
+
+# --- legal commands -----------------------------------------------------------------
+
+
+def card_spots(state: State) -> Iterator[int]:
+    """Every spot holding a card (face-down bridge excluded)."""
+    for c, column in enumerate(state.columns):
+        base = c * DEPTHS
+        for d in range(len(column)):
+            yield base + d
+    for b, card in enumerate(state.bridges):
+        if card is not None and b != state.face_down:
+            yield BRIDGE_BASE + b
+
+
+def _where_of(spot: int) -> tuple[int | None, int, int | None]:
+    if spot >= BRIDGE_BASE:
+        return None, 0, spot - BRIDGE_BASE
+    return spot // DEPTHS, spot % DEPTHS, None
+
+
+# (column, depth, bridge) of each spot, precomputed for the move generator.
+_WHERE = tuple(_where_of(spot) for spot in range(BRIDGE_BASE + BRIDGES))
+
+
+def legal_commands(state: State, seat: int) -> Iterator[Command]:
+    """Every command ``decide`` accepts from ``seat`` now, and no other."""
+    if awaited_seat(state) != seat:
+        return
+    decision = current_decision(state)
+    hand = state.hands[seat]
+    if decision is None:
+        yield from _legal_actions(state, seat)
+    elif isinstance(decision, Offer):
+        if hand[INDEX[decision.colour]]:
+            yield TakePoint(seat, decision.colour)
+        yield Decline(seat)
+    elif isinstance(decision, ShipPoints):
+        for colour in decision.colours:
+            if hand[INDEX[colour]]:
+                yield TakePoint(seat, colour)
+        yield Decline(seat)
+    elif isinstance(decision, ShipOffer):
+        for ship in decision.ships:
+            yield BuildShip(seat, ship)
+        yield Decline(seat)
+    elif isinstance(decision, ChooseWarStep):
+        for colour in decision.colours:
+            yield ChooseWar(seat, colour)
+    elif isinstance(decision, Commit):
+        conflict = state.conflict
+        assert conflict is not None
+        for count in range(hand[INDEX[conflict.card_colour]] + 1):
+            yield CommitCards(seat, count)
+    else:
+        if hand[INDEX[Colour.RED]]:
+            region = display.region_of_spot(state, bridge_spot(decision.bridge))
+            for column in display.treasures_in_region(state, region):
+                yield SwapTreasure(seat, column)
+        yield Decline(seat)
+
+
+def _legal_actions(state: State, seat: int) -> Iterator[Command]:
+    hand = state.hands[seat]
+    spots = list(card_spots(state))
+    occupied = display.occupied(state)
+    free = [s for s in spots if s not in occupied and state.card_at(s) not in SHIPS]
+    differ = state.options.leader_colour_must_differ
+    for colour in COLOURS:
+        for spot in free:
+            if differ:
+                card = state.card_at(spot)
+                if (Colour.RED if card is Card.TREASURE else COLOUR_OF.get(card)) is colour:  # type: ignore[arg-type]
+                    continue
+            column, depth, bridge = _WHERE[spot]
+            yield PlaceLeader(seat, colour, column, depth, bridge)
+    if state.options.allow_withdraw:
+        for colour in COLOURS:
+            if state.leader_spot(seat, colour) >= 0:
+                yield WithdrawLeader(seat, colour)
+    columns = [c for c in range(COLUMNS) if column_open(state, c)]
+    bridges = [b for b in range(BRIDGES) if bridge_open(state, b)]
+    for colour in COLOURS:
+        if hand[INDEX[colour]]:
+            for c in columns:
+                yield PlayCard(seat, colour, column=c)
+            for b in bridges:
+                yield PlayCard(seat, colour, bridge=b)
+    if state.catastrophes[seat]:
+        for spot in free:
+            if spot < BRIDGE_BASE and spot % DEPTHS == 0:
+                continue
+            column, depth, bridge = _WHERE[spot]
+            yield PlayCatastrophe(seat, column, depth, bridge)
+    yield Pass(seat)

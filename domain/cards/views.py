@@ -1,0 +1,237 @@
+"""What each seat may see (C-VP-1, C-HIDDEN-1), the pending decision, the result."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from domain.cards import display
+from domain.cards.decider import DECISION_NAMES, awaited_seat, current_decision, strengths
+from domain.cards.messages import EVENTS, CardsDrawn, Event, GameStarted
+from domain.cards.model import (
+    COLOUR_OF,
+    INDEX,
+    Card,
+    ChooseWar,
+    Commit,
+    Offer,
+    ShipOffer,
+    ShipPoints,
+    State,
+    TraderSwap,
+    bridge_spot,
+    column_spot,
+)
+from domain.cards.notation import display_text
+from domain.common.codec import JSON
+from domain.common.colours import COLOURS, Colour
+from domain.common.scoring import best_assignment, rank_players
+
+
+def awaited(state: State) -> frozenset[int]:
+    seat = awaited_seat(state)
+    return frozenset() if seat is None else frozenset({seat})
+
+
+def pending(state: State) -> JSON:
+    """``{"awaiting": [seats], "decision": name, ...details}``."""
+    if state.over is not None:
+        return {"awaiting": [], "decision": "none", "reason": state.over}
+    decision = current_decision(state)
+    if decision is None:
+        return {
+            "awaiting": [state.active],
+            "decision": "action",
+            "actions_left": state.actions_left,
+        }
+    out: JSON = {"awaiting": [decision.seat], "decision": DECISION_NAMES[type(decision)]}
+    if isinstance(decision, Offer):
+        out.update(colour=decision.colour.value, reason=decision.reason)
+    elif isinstance(decision, ShipOffer):
+        out.update(column=decision.column, ships=[c.value for c in decision.ships])
+    elif isinstance(decision, (ShipPoints, ChooseWar)):
+        out.update(colours=[c.value for c in decision.colours])
+    elif isinstance(decision, Commit):
+        out.update(conflict=conflict_json(state))
+    elif isinstance(decision, TraderSwap):
+        region = display.region_of_spot(state, bridge_spot(decision.bridge))
+        out.update(bridge=decision.bridge, columns=display.treasures_in_region(state, region))
+    return out
+
+
+def conflict_json(state: State) -> JSON | None:
+    conflict = state.conflict
+    if conflict is None:
+        return None
+    attack, defence = strengths(state)
+    return {
+        "kind": conflict.kind,
+        "colour": conflict.colour.value,
+        "card_colour": conflict.card_colour.value,  # red in a revolt
+        "attacker": conflict.attacker,
+        "defender": conflict.defender,
+        "bridge": None if conflict.bridge < 0 else conflict.bridge,
+        "attacker_cards": None if conflict.attacker_cards < 0 else conflict.attacker_cards,
+        "defender_cards": None if conflict.defender_cards < 0 else conflict.defender_cards,
+        "attacker_strength": attack,
+        "defender_strength": defence,
+    }
+
+
+def _counts(cards: tuple[Card, ...]) -> dict[str, int]:
+    out = {c.value: 0 for c in COLOURS}
+    out["treasure"] = 0
+    for card in cards:
+        out[card.value] += 1
+    return out
+
+
+def _hand_json(hand: tuple[int, ...]) -> dict[str, int]:
+    return {c.value: hand[INDEX[c]] for c in COLOURS}
+
+
+_NAME: dict[Card, str] = {card: card.value for card in Card}
+_LEADER: tuple[JSON, ...] = tuple(
+    {"seat": i // 4, "colour": COLOURS[i % 4].value} for i in range(16)
+)
+
+
+def display_json(state: State) -> JSON:
+    """The display as JSON: columns from the treasure* down, then the bridge slots."""
+    leaders = {spot: i for i, spot in enumerate(state.leaders) if spot >= 0}
+    columns = []
+    for c, column in enumerate(state.columns):
+        base = column_spot(c, 0)
+        columns.append(
+            [
+                {
+                    "card": _NAME[card],
+                    "leader": None if (i := leaders.get(base + d)) is None else dict(_LEADER[i]),
+                }
+                for d, card in enumerate(column)
+            ]
+        )
+    bridges: list[JSON | None] = []
+    for b, card in enumerate(state.bridges):
+        if card is None:
+            bridges.append(None)
+            continue
+        i = leaders.get(bridge_spot(b))
+        bridges.append(
+            {
+                "card": "face-down" if b == state.face_down else _NAME[card],
+                "leader": None if i is None else dict(_LEADER[i]),
+            }
+        )
+    return {"columns": columns, "bridges": bridges}
+
+
+def view(state: State, viewer: int | None) -> JSON:
+    """What ``viewer`` (a seat, or None for a spectator) may see."""
+    ended = state.over is not None
+    everything = ended
+    players = []
+    for seat, name in enumerate(state.seats):
+        pile = state.vp[seat]
+        player: JSON = {
+            "seat": seat,
+            "name": name,
+            "hand_size": state.hand_size(seat),
+            "catastrophe": state.catastrophes[seat],
+            "supply": [c.value for i, c in enumerate(COLOURS) if state.leaders[seat * 4 + i] < 0],
+            "vp_count": len(pile),
+            "vp_top": pile[-1].value if pile else None,
+        }
+        if everything or seat == viewer:
+            player["hand"] = _hand_json(state.hands[seat])
+        if everything or state.options.open_vp_piles:
+            player["vp"] = _counts(pile)
+        if everything:
+            player["vp_order"] = [c.value for c in pile]
+        players.append(player)
+    out: JSON = {
+        "kind": "cards",
+        "viewer": viewer,
+        "options": {
+            "leader_colour_must_differ": state.options.leader_colour_must_differ,
+            "allow_withdraw": state.options.allow_withdraw,
+            "open_vp_piles": state.options.open_vp_piles,
+        },
+        "turn": state.turn,
+        "active": state.active,
+        "start_player": state.start_player,
+        "actions_left": state.actions_left,
+        "display": display_json(state),
+        "text": display_text(state, hide_face_down=not ended),
+        "players": players,
+        "pile_size": state.pile_size,
+        "discard": _hand_json(state.discard),
+        "destroyed": [c.value for c in state.destroyed],
+        "set_aside_count": len(state.set_aside),
+        "ships_available": [COLOUR_OF_SHIP[s] for s in state.ships],
+        "treasures_left": display.treasures_left(state),
+        "conflict": conflict_json(state),
+        "pending": pending(state),
+        "over": ended,
+        "result": result(state),
+    }
+    if everything:
+        out["seed"] = state.seed
+        out["pile"] = [c.value for c in state.pile[state.drawn :]]
+        out["set_aside"] = [c.value for c in state.set_aside]
+    return out
+
+
+COLOUR_OF_SHIP: dict[Card, str] = {
+    Card.SHIP_BLACK: "black",
+    Card.SHIP_RED: "red",
+    Card.SHIP_GREEN: "green",
+}
+
+
+def event_view(event: Event, viewer: int | None, state_after: State) -> JSON:
+    """An event as ``viewer`` may see it: others' draws as a count, no seed."""
+    data: dict[str, Any] = EVENTS.to_json(event)
+    if state_after.over is not None:
+        return data
+    if isinstance(event, CardsDrawn) and event.seat != viewer:
+        data.pop("cards")
+        data["count"] = len(event.cards)
+    elif isinstance(event, GameStarted):
+        data.pop("seed")
+    return data
+
+
+def result(state: State) -> JSON | None:
+    """C-END-3: per seat the VP cards by colour, jokers and their best assignment,
+    the score (weakest colour), the tie-break key, and the places."""
+    if state.over is None:
+        return None
+    scores = []
+    for seat, pile in enumerate(state.vp):
+        points = {c: 0 for c in COLOURS}
+        jokers = 0
+        for card in pile:
+            if card is Card.TREASURE:
+                jokers += 1
+            else:
+                points[COLOUR_OF[card]] += 1
+        scores.append((best_assignment(seat, points, jokers), points, jokers))
+    places = rank_players([s for s, _, _ in scores])
+    place_of = {seat: i + 1 for i, group in enumerate(places) for seat in group}
+    return {
+        "reason": state.over,
+        "players": [
+            {
+                "seat": final.seat,
+                "vp": {c.value: points[c] for c in COLOURS},
+                "jokers": jokers,
+                "joker_assignment": {Colour(c).value: n for c, n in final.jokers.items()},
+                "totals": {Colour(c).value: n for c, n in final.points.items()},
+                "score": final.score,
+                "key": list(final.key),
+                "place": place_of[final.seat],
+            }
+            for final, points, jokers in scores
+        ],
+        "places": places,
+    }

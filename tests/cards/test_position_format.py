@@ -1,0 +1,105 @@
+"""The versioned JSON position format: dump/load round-trips exactly; bad input
+is a FormatError naming the field."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from domain.cards import (
+    RULES,
+    decide,
+    dump_position,
+    evolve,
+    legal_commands,
+    load_position,
+    position,
+)
+from domain.cards.decider import awaited_seat
+from domain.common.autoplay import play_random_game
+from domain.common.errors import FormatError
+from tests.cards.test_random_games import options_for
+
+
+def test_every_position_of_random_games_round_trips_through_json() -> None:
+    for seed in (21, 22, 23):
+        game = play_random_game(RULES, 2 + seed % 3, seed, options_for(seed), keep_states=True)
+        for state in [*game.states[::5], game.states[-1]]:
+            data = json.loads(json.dumps(dump_position(state)))
+            loaded = load_position(data)
+            assert loaded == state
+            assert dump_position(loaded) == data
+
+
+def test_a_loaded_position_plays_on_like_the_original() -> None:
+    game = play_random_game(RULES, 3, 31, keep_states=True)
+    state = game.states[len(game.states) // 2]
+    loaded = load_position(json.loads(json.dumps(dump_position(state))))
+    seat = awaited_seat(state)
+    assert seat is not None
+    for command in list(legal_commands(state, seat))[:20]:
+        assert decide(loaded, command) == decide(state, command)
+        after = state
+        for event in decide(state, command):
+            after = evolve(after, event)
+        assert after.pile == state.pile
+
+
+def test_the_dump_holds_the_secrets_and_names_its_format() -> None:
+    state = position("c0: T:0g k\nb0: k?", hands={0: "r"}, vp={1: "gT"})
+    data = dump_position(state)
+    assert data["format"] == "cards-position" and data["version"] == 1
+    assert data["pile"] and data["seed"] == 0 and data["vp"][1] == ["green", "treasure"]
+    assert data["face_down"] == 0 and data["leaders"] == [
+        {"seat": 0, "colour": "green", "column": 0, "depth": 0}
+    ]
+
+
+@pytest.mark.parametrize(
+    ("change", "field"),
+    [
+        ({"format": "board-position"}, "format"),
+        ({"version": 2}, "version"),
+        ({"seats": ["solo"]}, "seats"),
+        ({"options": {"open_vp_piles": 1}}, "options"),
+        ({"pile": ["purple"]}, "pile"),
+        ({"columns": [["red"]] * 7}, "columns"),
+        ({"columns": [["black"]] * 8}, "columns[0]"),
+        ({"bridges": [None] * 6}, "bridges"),
+        ({"hands": [{"black": -1, "red": 0, "blue": 0, "green": 0}] * 2}, "hands"),
+        ({"agenda": [{"step": "dance"}]}, "agenda[0]"),
+        ({"over": "bored"}, "over"),
+        ({"turn": "one"}, "turn"),
+    ],
+)
+def test_bad_positions_are_refused_naming_the_field(change: dict[str, Any], field: str) -> None:
+    data = dump_position(position("c0: T:0g k"))
+    data.update(change)
+    with pytest.raises(FormatError) as caught:
+        load_position(data)
+    assert caught.value.field == field
+
+
+def test_the_display_notation_round_trips_on_random_positions() -> None:
+    from domain.cards import display_text, parse_display
+
+    game = play_random_game(RULES, 4, 24, keep_states=True)
+    for state in game.states[::7]:
+        text = display_text(state, hide_face_down=False)
+        assert parse_display(text, state.seat_count) == (
+            state.columns,
+            state.bridges,
+            state.face_down,
+            state.leaders,
+        )
+
+
+@pytest.mark.parametrize("text", ["c8: T", "c0: k", "c0: T x", "b0: T", "b1: g g", "c0: T k?"])
+def test_bad_display_notation_is_refused(text: str) -> None:
+    from domain.cards import parse_display
+
+    with pytest.raises(FormatError) as caught:
+        parse_display(text, 2)
+    assert caught.value.field == "display"
