@@ -86,8 +86,22 @@ def check_bookkeeping(state: State) -> None:
     assert (state.unification >= 0) == (state.decision in (WAR_SUPPORT, CHOOSE_WAR))
 
 
+def check_treasures_collected(state: State) -> None:
+    """B-TREASURE-1: between actions, no trader's kingdom keeps two treasures."""
+    if state.decision not in ("action", "over"):
+        return
+    reg = Regions(state.board)
+    for idx in range(3, len(state.leaders), 4):  # the traders
+        sq = state.leaders[idx]
+        if sq >= 0:
+            rid = reg.label[sq]
+            kept = sum(1 for t in state.treasures if reg.label[t] == rid)
+            assert kept <= 1, f"a trader's kingdom keeps {kept} treasures\n{state}"
+
+
 def check_all(state: State) -> None:
     check_tiles_accounted(state)
+    check_treasures_collected(state)
     check_bookkeeping(state)
     check_no_double_leaders(state)
     check_leaders_by_temples(state)
