@@ -1,0 +1,1 @@
+"""The service around the pure domain: event store, application service, HTTP API."""

@@ -1,0 +1,57 @@
+"""Errors of the storage and application layer (the domain has its own in domain.common.errors).
+
+The HTTP layer maps them: GameNotFound/VersionNotFound -> 404, ConcurrencyError -> 409/412,
+IdempotencyConflict -> 422, StoreUnavailable -> 503.
+"""
+
+from __future__ import annotations
+
+
+class ServiceError(Exception):
+    """Base of the errors raised by service.store and service.application."""
+
+
+class GameNotFound(ServiceError, LookupError):
+    """No game with this id (or the id cannot be one)."""
+
+    def __init__(self, game_id: str) -> None:
+        super().__init__(f"no game {game_id!r}")
+        self.game_id = game_id
+
+
+class VersionNotFound(ServiceError, LookupError):
+    """A version outside ``1..current`` was asked for (time travel, ranges, reverts)."""
+
+    def __init__(self, game_id: str, version: int, current: int) -> None:
+        super().__init__(f"game {game_id!r} has versions 1..{current}, not {version}")
+        self.game_id = game_id
+        self.version = version
+        self.current = current
+
+
+class ConcurrencyError(ServiceError):
+    """The game moved on: the append expected ``expected`` events, the stream has ``actual``."""
+
+    def __init__(self, expected: int, actual: int, game_id: str | None = None) -> None:
+        where = "" if game_id is None else f" in game {game_id!r}"
+        super().__init__(f"expected version {expected}, but it is {actual}{where}")
+        self.expected = expected
+        self.actual = actual
+        self.game_id = game_id
+
+
+class GameExists(ConcurrencyError):
+    """A game was created under an id that is already taken."""
+
+
+class IdempotencyConflict(ServiceError):
+    """The idempotency key was already used for a different command."""
+
+    def __init__(self, key: str) -> None:
+        super().__init__(f"idempotency key {key!r} was already used for a different command")
+        self.key = key
+
+
+class StoreUnavailable(ServiceError):
+    """The event store cannot be reached (or did not answer); the outcome of an append
+    in flight is unknown: retry it with the same idempotency key."""

@@ -1,0 +1,51 @@
+"""Domain-neutral service events, stored in a game's stream beside the domain events.
+
+Their wire names are ``service.<Name>`` (the registry holds the bare name; the
+stream prefixes it, like ``board.TilePlaced``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from domain.common.codec import TypeRegistry
+
+SERVICE_KIND = "service"
+SERVICE_EVENTS: TypeRegistry[ServiceEvent] = TypeRegistry("event")
+
+
+@dataclass(frozen=True, slots=True)
+class GameReverted:
+    """The game continues from its state at ``to_version`` (the stream keeps every event,
+    so an audit shows both the disputed moves and their reversal)."""
+
+    to_version: int
+    reason: str
+    requested_by: str
+    approved_by: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class UndoRequested:
+    """Someone asked to take the game back to ``to_version``; changes no state."""
+
+    request_id: str
+    to_version: int
+    reason: str
+    requested_by: str
+
+
+@dataclass(frozen=True, slots=True)
+class UndoAnswered:
+    """A seat (or the admin) consented to or refused an undo request; changes no state."""
+
+    request_id: str
+    by: str
+    approve: bool
+
+
+ServiceEvent = GameReverted | UndoRequested | UndoAnswered
+
+SERVICE_EVENTS.register("GameReverted")(GameReverted)
+SERVICE_EVENTS.register("UndoRequested")(UndoRequested)
+SERVICE_EVENTS.register("UndoAnswered")(UndoAnswered)

@@ -1,0 +1,1 @@
+"""Event store port and its adapters (Redis Streams, in-memory)."""

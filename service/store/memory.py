@@ -1,0 +1,200 @@
+"""In-memory adapters of the event store and snapshot ports.
+
+For fast unit tests and demos; they pass the same contract suite as the Redis
+adapter. One lock makes every append atomic; a condition wakes waiting readers.
+Nothing survives the process.
+"""
+
+from __future__ import annotations
+
+import copy
+import threading
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+from service.errors import ConcurrencyError, IdempotencyConflict
+from service.store.port import (
+    AppendResult,
+    EventStore,
+    GameRecord,
+    Idempotency,
+    NewEvent,
+    RecordedEvent,
+    Snapshot,
+    SnapshotStore,
+    check_game_id,
+)
+
+
+@dataclass
+class _Game:
+    events: list[RecordedEvent] = field(default_factory=list)
+    info: dict[str, str] = field(default_factory=dict)
+    # key -> (command hash, first, last, expiry on the monotonic clock)
+    idempotency: dict[str, tuple[str, int, int, float]] = field(default_factory=dict)
+
+
+class InMemoryEventStore(EventStore):
+    def __init__(self, monotonic: Callable[[], float] = time.monotonic) -> None:
+        self._games: dict[str, _Game] = {}
+        self._index: list[tuple[int, str]] = []
+        self._changed = threading.Condition()
+        self._monotonic = monotonic
+
+    def append(
+        self,
+        game_id: str,
+        events: Sequence[NewEvent],
+        expected_version: int,
+        *,
+        idempotency: Idempotency | None = None,
+        info: Mapping[str, str] | None = None,
+    ) -> AppendResult:
+        check_game_id(game_id)
+        if not events:
+            raise ValueError("append needs at least one event")
+        if expected_version < 0:
+            raise ValueError(f"expected_version must be >= 0, not {expected_version}")
+        with self._changed:
+            game = self._games.get(game_id) or _Game()
+            if idempotency is not None:
+                found = self._idempotency(game, idempotency.key)
+                if found is not None:
+                    command_hash, result = found
+                    if command_hash != idempotency.command_hash:
+                        raise IdempotencyConflict(idempotency.key)
+                    return result
+            current = len(game.events)
+            if current != expected_version:
+                raise ConcurrencyError(expected_version, current, game_id)
+            for offset, event in enumerate(events, start=1):
+                version = current + offset
+                game.events.append(
+                    RecordedEvent(
+                        game_id=game_id,
+                        version=version,
+                        stream_id=f"{version}-0",
+                        type=event.type,
+                        schema_version=event.schema_version,
+                        data=copy.deepcopy(dict(event.data)),
+                        metadata=copy.deepcopy(dict(event.metadata)),
+                    )
+                )
+            game.info.update(info or {})
+            last = len(game.events)
+            if idempotency is not None:
+                expiry = self._monotonic() + idempotency.ttl_s
+                game.idempotency[idempotency.key] = (
+                    idempotency.command_hash,
+                    current + 1,
+                    last,
+                    expiry,
+                )
+            self._games[game_id] = game
+            self._changed.notify_all()
+            return AppendResult(current + 1, last)
+
+    def _idempotency(self, game: _Game, key: str) -> tuple[str, AppendResult] | None:
+        record = game.idempotency.get(key)
+        if record is None:
+            return None
+        command_hash, first, last, expiry = record
+        if expiry <= self._monotonic():
+            del game.idempotency[key]
+            return None
+        return command_hash, AppendResult(first, last, replayed=True)
+
+    def lookup_idempotency(self, game_id: str, key: str) -> tuple[str, AppendResult] | None:
+        check_game_id(game_id)
+        with self._changed:
+            game = self._games.get(game_id)
+            return None if game is None else self._idempotency(game, key)
+
+    def read(
+        self, game_id: str, after_version: int = 0, limit: int | None = None
+    ) -> list[RecordedEvent]:
+        check_game_id(game_id)
+        with self._changed:
+            events = self._games[game_id].events if game_id in self._games else []
+            stop = None if limit is None else max(after_version, 0) + limit
+            return [copy.deepcopy(e) for e in events[max(after_version, 0) : stop]]
+
+    def read_range(self, game_id: str, first: int, last: int) -> list[RecordedEvent]:
+        check_game_id(game_id)
+        if last < first:
+            return []
+        with self._changed:
+            events = self._games[game_id].events if game_id in self._games else []
+            return [copy.deepcopy(e) for e in events[max(first, 1) - 1 : last]]
+
+    def version(self, game_id: str) -> int:
+        check_game_id(game_id)
+        with self._changed:
+            game = self._games.get(game_id)
+            return 0 if game is None else len(game.events)
+
+    def wait(self, game_id: str, after_version: int, timeout_s: float) -> list[RecordedEvent]:
+        check_game_id(game_id)
+        deadline = time.monotonic() + max(timeout_s, 0.0)
+        with self._changed:
+            while True:
+                found = self.read(game_id, after_version)
+                remaining = deadline - time.monotonic()
+                if found or remaining <= 0:
+                    return found
+                self._changed.wait(remaining)
+
+    def info(self, game_id: str) -> GameRecord | None:
+        check_game_id(game_id)
+        with self._changed:
+            game = self._games.get(game_id)
+            if game is None or not game.events:
+                return None
+            return GameRecord(game_id, dict(game.info), len(game.events))
+
+    def index_game(self, game_id: str, created_ms: int) -> None:
+        check_game_id(game_id)
+        with self._changed:
+            if (created_ms, game_id) not in self._index:
+                self._index.append((created_ms, game_id))
+                self._index.sort()
+
+    def list_game_ids(self, cursor: str | None, limit: int) -> tuple[list[str], str | None]:
+        with self._changed:
+            newest_first = [f"{ms:015d}:{gid}" for ms, gid in reversed(self._index)]
+        if cursor is not None:
+            newest_first = [m for m in newest_first if m < cursor]
+        page = newest_first[:limit]
+        next_cursor = page[-1] if len(page) == limit else None
+        return [m.split(":", 1)[1] for m in page], next_cursor
+
+
+class InMemorySnapshotStore(SnapshotStore):
+    def __init__(self) -> None:
+        self._snapshots: dict[str, dict[int, Snapshot]] = {}
+        self._lock = threading.Lock()
+
+    def latest(self, game_id: str, at_most: int | None = None) -> Snapshot | None:
+        with self._lock:
+            candidates = [
+                v for v in self._snapshots.get(game_id, {}) if at_most is None or v <= at_most
+            ]
+            return self._snapshots[game_id][max(candidates)] if candidates else None
+
+    def put(self, game_id: str, snapshot: Snapshot) -> None:
+        check_game_id(game_id)
+        with self._lock:
+            self._snapshots.setdefault(game_id, {})[snapshot.version] = copy.deepcopy(snapshot)
+
+    def versions(self, game_id: str) -> list[int]:
+        with self._lock:
+            return sorted(self._snapshots.get(game_id, {}))
+
+    def get(self, game_id: str, version: int) -> Snapshot | None:
+        with self._lock:
+            return self._snapshots.get(game_id, {}).get(version)
+
+    def delete(self, game_id: str) -> None:
+        with self._lock:
+            self._snapshots.pop(game_id, None)

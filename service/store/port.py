@@ -1,0 +1,176 @@
+"""The event store port: what the application service needs from storage.
+
+An adapter stores, per game, an append-only sequence of envelopes numbered
+from 1 (the *version* of a game is the number of envelopes in it), plus a
+small info record, idempotency records and a game index. Adapters know nothing
+of the domain: type names, schema versions and data are opaque here; decoding
+and upcasting happen in the application service.
+
+Every adapter must pass ``tests/service/store/test_contract.py``.
+"""
+
+from __future__ import annotations
+
+import re
+from abc import ABC, abstractmethod
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from domain.common.errors import FormatError
+
+_GAME_ID_RE = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+
+
+def check_game_id(game_id: str) -> str:
+    """Game ids go into Redis keys inside a hash tag: no braces, colons or spaces."""
+    if not isinstance(game_id, str) or not _GAME_ID_RE.match(game_id):
+        raise FormatError(f"game id must be 1-64 of [A-Za-z0-9_-], not {game_id!r}", "game_id")
+    return game_id
+
+
+def is_game_id(game_id: object) -> bool:
+    return isinstance(game_id, str) and _GAME_ID_RE.match(game_id) is not None
+
+
+@dataclass(frozen=True, slots=True)
+class NewEvent:
+    """An envelope to append: stable type name, schema version, data, metadata."""
+
+    type: str
+    schema_version: int
+    data: Mapping[str, Any]
+    metadata: Mapping[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class RecordedEvent:
+    """An envelope as stored; ``data`` is at the schema version it was written with."""
+
+    game_id: str
+    version: int
+    stream_id: str
+    type: str
+    schema_version: int
+    data: dict[str, Any]
+    metadata: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class Idempotency:
+    """The idempotency key of a command and a hash of the command itself."""
+
+    key: str
+    command_hash: str
+    ttl_s: int = 2 * 24 * 3600
+
+
+@dataclass(frozen=True, slots=True)
+class AppendResult:
+    """Versions ``first..last`` hold the events of this command. ``replayed`` is True when
+    the idempotency key had been used for the same command already: then nothing was
+    appended and ``first..last`` are the versions of the original append."""
+
+    first: int
+    last: int
+    replayed: bool = False
+
+    @property
+    def versions(self) -> range:
+        return range(self.first, self.last + 1)
+
+
+@dataclass(frozen=True, slots=True)
+class GameRecord:
+    """The stored info of a game: what ``create`` wrote plus status and current version."""
+
+    game_id: str
+    fields: dict[str, str] = field(default_factory=dict)
+    version: int = 0
+
+
+class EventStore(ABC):
+    """Append-only per-game event streams with optimistic concurrency and idempotency."""
+
+    @abstractmethod
+    def append(
+        self,
+        game_id: str,
+        events: Sequence[NewEvent],
+        expected_version: int,
+        *,
+        idempotency: Idempotency | None = None,
+        info: Mapping[str, str] | None = None,
+    ) -> AppendResult:
+        """Append ``events`` atomically if the game has exactly ``expected_version`` events.
+
+        All or nothing: either every event is appended (versions ``expected+1..``) together
+        with the idempotency record and the ``info`` fields, or nothing changes.
+        Raises ConcurrencyError on a stale version, IdempotencyConflict if the key was used
+        for a different command hash; a repeated key with the same hash returns the
+        original result with ``replayed=True`` and appends nothing (version not checked).
+        """
+
+    @abstractmethod
+    def lookup_idempotency(self, game_id: str, key: str) -> tuple[str, AppendResult] | None:
+        """``(command hash, original result)`` recorded under ``key``, if any."""
+
+    @abstractmethod
+    def read(
+        self, game_id: str, after_version: int = 0, limit: int | None = None
+    ) -> list[RecordedEvent]:
+        """Events with version > ``after_version``, oldest first, at most ``limit``."""
+
+    @abstractmethod
+    def read_range(self, game_id: str, first: int, last: int) -> list[RecordedEvent]:
+        """Events with ``first <= version <= last`` (fewer if the game is shorter)."""
+
+    @abstractmethod
+    def version(self, game_id: str) -> int:
+        """Number of events of the game (0: no such game)."""
+
+    @abstractmethod
+    def wait(self, game_id: str, after_version: int, timeout_s: float) -> list[RecordedEvent]:
+        """Events after ``after_version``; blocks up to ``timeout_s`` until there is one."""
+
+    @abstractmethod
+    def info(self, game_id: str) -> GameRecord | None:
+        """The game's info record (None: no such game)."""
+
+    @abstractmethod
+    def index_game(self, game_id: str, created_ms: int) -> None:
+        """Add a game to the game index (ordered by creation time)."""
+
+    @abstractmethod
+    def list_game_ids(self, cursor: str | None, limit: int) -> tuple[list[str], str | None]:
+        """Game ids, newest first, after ``cursor``; and the cursor of the next page."""
+
+
+@dataclass(frozen=True, slots=True)
+class Snapshot:
+    """A folded state cached at ``version``, in the domain's JSON position format."""
+
+    version: int
+    position: dict[str, Any]
+
+
+class SnapshotStore(ABC):
+    """A cache of folded states. Losing it changes no result, only speed."""
+
+    @abstractmethod
+    def latest(self, game_id: str, at_most: int | None = None) -> Snapshot | None:
+        """The snapshot with the highest version ``<= at_most`` (any if None)."""
+
+    @abstractmethod
+    def put(self, game_id: str, snapshot: Snapshot) -> None: ...
+
+    @abstractmethod
+    def versions(self, game_id: str) -> list[int]:
+        """Versions at which snapshots exist, ascending."""
+
+    @abstractmethod
+    def get(self, game_id: str, version: int) -> Snapshot | None: ...
+
+    @abstractmethod
+    def delete(self, game_id: str) -> None:
+        """Drop every snapshot of the game."""

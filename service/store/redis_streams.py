@@ -1,0 +1,375 @@
+"""Redis Streams adapter of the event store port, and the Redis snapshot cache.
+
+Keys (``P`` is the key prefix, ``tigris`` by default). Every key of one game
+carries the hash tag ``{game_id}``, so in a Redis Cluster they share one slot
+and the append script may touch them together:
+
+- ``P:{g}:events``   the stream, one entry per event; entry id ``<version>-0``
+                      (so a version range is an O(log n) XRANGE, and XREAD
+                      after version v starts at id ``v-0``)
+- ``P:{g}:info``      hash: kind, seat names, options, status, timestamps
+- ``P:{g}:idem:<h>``  hash: command hash and versions of one idempotent append
+                      (``<h>`` hashes the client's key), expires after the TTL
+- ``P:{g}:snap``      sorted set of snapshots, score = version
+
+The one key that is not per game is ``P:games``, the game index (a sorted set
+ordered by creation time for ``list_games``). It is written after the game's
+first append, outside the script (a cluster script may not span slots); it is
+a derived index that ``rebuild_index`` recreates from the info hashes.
+
+An entry holds the envelope in four fields: ``type``, ``schema`` (schema
+version), ``data`` and ``meta`` (JSON). The recorded time is in ``meta``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any
+
+import redis
+
+from service.errors import ConcurrencyError, IdempotencyConflict, StoreUnavailable
+from service.store.port import (
+    AppendResult,
+    EventStore,
+    GameRecord,
+    Idempotency,
+    NewEvent,
+    RecordedEvent,
+    Snapshot,
+    SnapshotStore,
+    check_game_id,
+)
+
+# Everything is checked before the first write, so the script either writes
+# every event, the info fields and the idempotency record, or nothing. Scripts
+# run atomically and reach the AOF as one MULTI/EXEC block, which Redis drops
+# whole if a crash cuts it short.
+_APPEND_LUA = """
+local stream, info, idem = KEYS[1], KEYS[2], KEYS[3]
+local expected = tonumber(ARGV[1])
+local n_info = tonumber(ARGV[2])
+local last_arg = #ARGV
+local command_hash, ttl_ms
+if idem then
+  command_hash, ttl_ms = ARGV[last_arg - 1], ARGV[last_arg]
+  last_arg = last_arg - 2
+  local record = redis.call('HMGET', idem, 'hash', 'first', 'last')
+  if record[1] then
+    if record[1] == command_hash then
+      return 'replay ' .. record[2] .. ' ' .. record[3]
+    end
+    return 'conflict'
+  end
+end
+local current = redis.call('XLEN', stream)
+if current ~= expected then
+  return 'stale ' .. current
+end
+local i = 3
+if n_info > 0 then
+  redis.call('HSET', info, unpack(ARGV, i, i + 2 * n_info - 1))
+  i = i + 2 * n_info
+end
+local version = current
+while i < last_arg do
+  version = version + 1
+  redis.call('XADD', stream, version .. '-0',
+    'type', ARGV[i], 'schema', ARGV[i + 1], 'data', ARGV[i + 2], 'meta', ARGV[i + 3])
+  i = i + 4
+end
+if idem then
+  redis.call('HSET', idem, 'hash', command_hash, 'first', current + 1, 'last', version)
+  redis.call('PEXPIRE', idem, ttl_ms)
+end
+return 'ok ' .. (current + 1) .. ' ' .. version
+"""
+
+
+def _s(value: Any) -> str:
+    return value.decode() if isinstance(value, bytes) else str(value)
+
+
+_encoder = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)
+
+
+_decoder = json.JSONDecoder()
+
+
+def _dumps(value: Any) -> str:
+    return _encoder.encode(value)
+
+
+def _loads(text: str) -> Any:
+    return _decoder.decode(text)
+
+
+@contextlib.contextmanager
+def _guard() -> Iterator[None]:
+    """Connection trouble becomes StoreUnavailable (the outcome of a write in flight
+    is then unknown: the caller retries with the same idempotency key)."""
+    try:
+        yield
+    except (redis.ConnectionError, redis.TimeoutError) as exc:
+        raise StoreUnavailable(f"Redis unavailable: {exc}") from exc
+    except redis.ResponseError as exc:
+        if str(exc).startswith(("LOADING", "MASTERDOWN", "TRYAGAIN", "CLUSTERDOWN")):
+            raise StoreUnavailable(f"Redis not ready: {exc}") from exc
+        raise
+
+
+class RedisKeys:
+    """Key names of one deployment (see the module docstring)."""
+
+    def __init__(self, prefix: str = "tigris") -> None:
+        self.prefix = prefix
+
+    def events(self, game_id: str) -> str:
+        return f"{self.prefix}:{{{game_id}}}:events"
+
+    def info(self, game_id: str) -> str:
+        return f"{self.prefix}:{{{game_id}}}:info"
+
+    def snapshots(self, game_id: str) -> str:
+        return f"{self.prefix}:{{{game_id}}}:snap"
+
+    def idempotency(self, game_id: str, key: str) -> str:
+        # Clients choose keys freely; hash them into a safe, bounded name.
+        digest = hashlib.sha256(key.encode()).hexdigest()[:32]
+        return f"{self.prefix}:{{{game_id}}}:idem:{digest}"
+
+    @property
+    def index(self) -> str:
+        return f"{self.prefix}:games"
+
+
+def _parse_entry(game_id: str, entry_id: Any, fields: Mapping[Any, Any]) -> RecordedEvent:
+    if isinstance(entry_id, bytes):  # a client without decode_responses
+        entry_id = entry_id.decode()
+        fields = {k.decode(): v.decode() for k, v in fields.items()}
+    return RecordedEvent(
+        game_id=game_id,
+        version=int(entry_id.partition("-")[0]),
+        stream_id=entry_id,
+        type=fields["type"],
+        schema_version=int(fields["schema"]),
+        data=_loads(fields["data"]),
+        metadata=_loads(fields["meta"]),
+    )
+
+
+class RedisEventStore(EventStore):
+    """One Redis stream per game; appends checked and made atomic by a Lua script."""
+
+    def __init__(self, client: redis.Redis, *, prefix: str = "tigris") -> None:
+        # redis-py types replies as unions over both decode modes; _s() normalises
+        # them here, so the client is used untyped inside the adapter.
+        self.client: Any = client
+        self.keys = RedisKeys(prefix)
+        self._append_sha = hashlib.sha1(_APPEND_LUA.encode()).hexdigest()
+
+    def append(
+        self,
+        game_id: str,
+        events: Sequence[NewEvent],
+        expected_version: int,
+        *,
+        idempotency: Idempotency | None = None,
+        info: Mapping[str, str] | None = None,
+    ) -> AppendResult:
+        check_game_id(game_id)
+        if not events:
+            raise ValueError("append needs at least one event")
+        if expected_version < 0:
+            raise ValueError(f"expected_version must be >= 0, not {expected_version}")
+        keys = [self.keys.events(game_id), self.keys.info(game_id)]
+        info_items = sorted((info or {}).items())
+        args: list[str | int] = [expected_version, len(info_items)]
+        for name, value in info_items:
+            args += [name, value]
+        for event in events:
+            args += [event.type, event.schema_version, _dumps(event.data), _dumps(event.metadata)]
+        if idempotency is not None:
+            keys.append(self.keys.idempotency(game_id, idempotency.key))
+            args += [idempotency.command_hash, idempotency.ttl_s * 1000]
+        answer = _s(self._evalsha(keys, args))
+        status, _, versions = answer.partition(" ")
+        if status == "ok":
+            first, last = versions.split()
+            return AppendResult(int(first), int(last))
+        if status == "replay":
+            first, last = versions.split()
+            return AppendResult(int(first), int(last), replayed=True)
+        if status == "conflict":
+            assert idempotency is not None
+            raise IdempotencyConflict(idempotency.key)
+        raise ConcurrencyError(expected_version, int(versions), game_id)
+
+    def _evalsha(self, keys: list[str], args: list[str | int]) -> Any:
+        # EVALSHA straight away (the script is cached on the server); load it on a miss,
+        # e.g. after a restart or a SCRIPT FLUSH.
+        # (A plain try instead of _guard(): this is the hot path.)
+        try:
+            return self.client.evalsha(self._append_sha, len(keys), *keys, *args)
+        except redis.exceptions.NoScriptError:
+            with _guard():
+                self._append_sha = _s(self.client.script_load(_APPEND_LUA))
+                return self.client.evalsha(self._append_sha, len(keys), *keys, *args)
+        except (redis.ConnectionError, redis.TimeoutError) as exc:
+            raise StoreUnavailable(f"Redis unavailable: {exc}") from exc
+
+    def lookup_idempotency(self, game_id: str, key: str) -> tuple[str, AppendResult] | None:
+        check_game_id(game_id)
+        with _guard():
+            command_hash, first, last = self.client.hmget(
+                self.keys.idempotency(game_id, key), ["hash", "first", "last"]
+            )
+        if command_hash is None:
+            return None
+        return _s(command_hash), AppendResult(int(first), int(last), replayed=True)
+
+    def read(
+        self, game_id: str, after_version: int = 0, limit: int | None = None
+    ) -> list[RecordedEvent]:
+        check_game_id(game_id)
+        with _guard():
+            entries = self.client.xrange(
+                self.keys.events(game_id), f"{after_version + 1}-0", "+", count=limit
+            )
+        return [_parse_entry(game_id, entry_id, fields) for entry_id, fields in entries]
+
+    def read_range(self, game_id: str, first: int, last: int) -> list[RecordedEvent]:
+        check_game_id(game_id)
+        if last < first:
+            return []
+        with _guard():
+            entries = self.client.xrange(
+                self.keys.events(game_id), f"{max(first, 1)}-0", f"{last}-0"
+            )
+        return [_parse_entry(game_id, entry_id, fields) for entry_id, fields in entries]
+
+    def version(self, game_id: str) -> int:
+        check_game_id(game_id)
+        with _guard():
+            return int(self.client.xlen(self.keys.events(game_id)))
+
+    def wait(self, game_id: str, after_version: int, timeout_s: float) -> list[RecordedEvent]:
+        check_game_id(game_id)
+        block = int(timeout_s * 1000)
+        with _guard():
+            # BLOCK 0 would mean "forever": a zero timeout is a plain non-blocking read.
+            answer = self.client.xread(
+                {self.keys.events(game_id): f"{after_version}-0"},
+                block=block if block > 0 else None,
+            )
+        if not answer:
+            return []
+        # RESP2 answers [[key, entries]], RESP3 {key: entries}.
+        entries = next(iter(answer.values())) if isinstance(answer, dict) else answer[0][1]
+        return [_parse_entry(game_id, entry_id, fields) for entry_id, fields in entries]
+
+    def info(self, game_id: str) -> GameRecord | None:
+        return self.infos([game_id])[0]
+
+    def infos(self, game_ids: Sequence[str]) -> list[GameRecord | None]:
+        for game_id in game_ids:
+            check_game_id(game_id)
+        with _guard():
+            pipe = self.client.pipeline(transaction=False)
+            for game_id in game_ids:
+                pipe.hgetall(self.keys.info(game_id))
+                pipe.xlen(self.keys.events(game_id))
+            replies = pipe.execute()
+        records: list[GameRecord | None] = []
+        for n, game_id in enumerate(game_ids):
+            fields, version = replies[2 * n], int(replies[2 * n + 1])
+            if version == 0:
+                records.append(None)
+                continue
+            values = {_s(k): _s(v) for k, v in fields.items()}
+            records.append(GameRecord(game_id, values, version))
+        return records
+
+    def index_game(self, game_id: str, created_ms: int) -> None:
+        check_game_id(game_id)
+        with _guard():
+            # Equal scores make the set ordered by member: creation time, then id.
+            self.client.zadd(self.keys.index, {f"{created_ms:015d}:{game_id}": 0})
+
+    def list_game_ids(self, cursor: str | None, limit: int) -> tuple[list[str], str | None]:
+        start = "+" if cursor is None else f"({cursor}"
+        with _guard():
+            members = [
+                _s(m)
+                for m in self.client.zrevrangebylex(self.keys.index, start, "-", start=0, num=limit)
+            ]
+        next_cursor = members[-1] if len(members) == limit else None
+        return [m.split(":", 1)[1] for m in members], next_cursor
+
+    def rebuild_index(self) -> int:
+        """Recreate the game index from the info hashes (after losing it); returns the count."""
+        count = 0
+        pattern = f"{self.keys.prefix}:{{*}}:info"
+        with _guard():
+            for key in self.client.scan_iter(match=pattern, count=500):
+                name = _s(key)
+                game_id = name[len(self.keys.prefix) + 2 : name.rindex("}")]
+                created = self.client.hget(name, "created_ms")
+                if created is not None:
+                    self.index_game(game_id, int(_s(created)))
+                    count += 1
+        return count
+
+
+class RedisSnapshotStore(SnapshotStore):
+    """Snapshots in a sorted set per game (score = version), under the game's hash tag."""
+
+    def __init__(self, client: redis.Redis, *, prefix: str = "tigris", keep: int = 20) -> None:
+        self.client: Any = client  # untyped for the same reason as in RedisEventStore
+        self.keys = RedisKeys(prefix)
+        self.keep = keep  # newest snapshots kept per game; older ones are trimmed
+
+    def latest(self, game_id: str, at_most: int | None = None) -> Snapshot | None:
+        check_game_id(game_id)
+        top = "+inf" if at_most is None else at_most
+        with _guard():
+            found = self.client.zrevrangebyscore(
+                self.keys.snapshots(game_id), top, "-inf", start=0, num=1
+            )
+        return _parse_snapshot(found[0]) if found else None
+
+    def put(self, game_id: str, snapshot: Snapshot) -> None:
+        check_game_id(game_id)
+        key = self.keys.snapshots(game_id)
+        member = _dumps({"version": snapshot.version, "position": snapshot.position})
+        with _guard():
+            pipe = self.client.pipeline(transaction=True)
+            pipe.zremrangebyscore(key, snapshot.version, snapshot.version)
+            pipe.zadd(key, {member: snapshot.version})
+            pipe.zremrangebyrank(key, 0, -self.keep - 1)
+            pipe.execute()
+
+    def versions(self, game_id: str) -> list[int]:
+        check_game_id(game_id)
+        with _guard():
+            scored = self.client.zrange(self.keys.snapshots(game_id), 0, -1, withscores=True)
+        return [int(score) for _, score in scored]
+
+    def get(self, game_id: str, version: int) -> Snapshot | None:
+        check_game_id(game_id)
+        with _guard():
+            found = self.client.zrangebyscore(self.keys.snapshots(game_id), version, version)
+        return _parse_snapshot(found[0]) if found else None
+
+    def delete(self, game_id: str) -> None:
+        check_game_id(game_id)
+        with _guard():
+            self.client.delete(self.keys.snapshots(game_id))
+
+
+def _parse_snapshot(raw: Any) -> Snapshot:
+    payload = json.loads(_s(raw))
+    return Snapshot(int(payload["version"]), payload["position"])

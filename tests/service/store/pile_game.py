@@ -1,0 +1,220 @@
+"""Pile: a tiny but complete game behind the ``GameRules`` protocol, for storage tests.
+
+2-4 seats take turns removing 1..``max_take`` counters from a pile whose size is
+drawn from the seed (the one draw, hidden until dealt); whoever takes the last
+counter loses. It exercises everything the store relies on (a setup event, a
+draw, decide/evolve, the position format) without depending on the real games,
+and its ``CountersTaken`` event is at schema v2 with an upcaster from v1.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+from domain.common.codec import JSON, TypeRegistry
+from domain.common.errors import FormatError, GameOver, IllegalCommand, NotAwaited
+from domain.common.protocol import fold_with
+
+POSITION_FORMAT = "pile/1"
+
+
+@dataclass(frozen=True, slots=True)
+class TakeCounters:
+    seat: int
+    count: int
+
+
+@dataclass(frozen=True, slots=True)
+class GameStarted:
+    seats: tuple[str, ...]
+    max_take: int
+    seed: int
+
+
+@dataclass(frozen=True, slots=True)
+class PileDealt:
+    size: int
+
+
+@dataclass(frozen=True, slots=True)
+class CountersTaken:
+    seat: int
+    count: int
+
+
+PileCommand = TakeCounters
+PileEvent = GameStarted | PileDealt | CountersTaken
+
+COMMANDS: TypeRegistry[PileCommand] = TypeRegistry("command")
+EVENTS: TypeRegistry[PileEvent] = TypeRegistry("event")
+COMMANDS.register("TakeCounters")(TakeCounters)
+EVENTS.register("GameStarted")(GameStarted)
+EVENTS.register("PileDealt")(PileDealt)
+EVENTS.register("CountersTaken", version=2)(CountersTaken)
+
+
+@EVENTS.upcaster("CountersTaken", from_version=1)
+def _counters_taken_v1(data: JSON) -> JSON:
+    # v1 called the number of counters "amount".
+    rest = {k: v for k, v in data.items() if k != "amount"}
+    return {**rest, "count": data["amount"]}
+
+
+@dataclass(frozen=True, slots=True)
+class PileState:
+    seats: tuple[str, ...]
+    max_take: int
+    seed: int
+    pile: int | None  # None until dealt
+    next_seat: int
+    turn: int
+    taken: tuple[int, ...]
+    loser: int | None
+
+    @property
+    def over(self) -> bool:
+        return self.loser is not None
+
+
+class PileRules:
+    kind: str = "pile"
+    min_seats: int = 2
+    max_seats: int = 4
+    dynasties: tuple[str, ...] = ("north", "east", "south", "west")
+    commands: TypeRegistry[PileCommand] = COMMANDS
+    events: TypeRegistry[PileEvent] = EVENTS
+
+    def normalize_options(self, options: Mapping[str, Any]) -> dict[str, Any]:
+        unknown = set(options) - {"max_take"}
+        if unknown:
+            raise FormatError(f"unknown option(s) {sorted(unknown)}", "options")
+        max_take = options.get("max_take", 3)
+        if not isinstance(max_take, int) or isinstance(max_take, bool) or not 1 <= max_take <= 5:
+            raise FormatError(f"max_take must be 1..5, not {max_take!r}", "max_take")
+        return {"max_take": max_take}
+
+    def start(
+        self, seat_names: Sequence[str], options: Mapping[str, Any], seed: int
+    ) -> list[PileEvent]:
+        size = random.Random(seed).randint(12, 30)
+        return [GameStarted(tuple(seat_names), options["max_take"], seed), PileDealt(size)]
+
+    def decide(self, state: PileState, command: PileCommand) -> list[PileEvent]:
+        # P-END: nothing is accepted after the last counter.
+        if state.over:
+            raise GameOver("P-END", "the game is over")
+        # P-TURN: seats move in order.
+        if command.seat != state.next_seat:
+            raise NotAwaited("P-TURN", f"seat {state.next_seat} moves, not seat {command.seat}")
+        assert state.pile is not None
+        # P-TAKE: 1..max_take counters, no more than are left.
+        if not 1 <= command.count <= min(state.max_take, state.pile):
+            raise IllegalCommand(
+                "P-TAKE", f"take 1..{min(state.max_take, state.pile)}, not {command.count}"
+            )
+        return [CountersTaken(command.seat, command.count)]
+
+    def evolve(self, state: PileState | None, event: PileEvent) -> PileState:
+        if isinstance(event, GameStarted):
+            seats = len(event.seats)
+            return PileState(
+                event.seats, event.max_take, event.seed, None, 0, 1, (0,) * seats, None
+            )
+        if state is None:
+            raise FormatError("a game begins with GameStarted")
+        if isinstance(event, PileDealt):
+            return replace(state, pile=event.size)
+        if isinstance(event, CountersTaken):
+            assert state.pile is not None
+            pile = state.pile - event.count
+            taken = tuple(
+                t + event.count if seat == event.seat else t for seat, t in enumerate(state.taken)
+            )
+            return replace(
+                state,
+                pile=pile,
+                taken=taken,
+                next_seat=(event.seat + 1) % len(state.seats),
+                turn=state.turn + 1,
+                loser=event.seat if pile == 0 else None,
+            )
+        raise FormatError(f"not a pile event: {event!r}")
+
+    def fold(self, events: Iterable[PileEvent]) -> PileState:
+        return fold_with(self, events)
+
+    def legal_commands(self, state: PileState, seat: int) -> Iterator[PileCommand]:
+        if state.over or seat != state.next_seat or state.pile is None:
+            return
+        for count in range(1, min(state.max_take, state.pile) + 1):
+            yield TakeCounters(seat, count)
+
+    def awaited(self, state: PileState) -> frozenset[int]:
+        return frozenset() if state.over else frozenset({state.next_seat})
+
+    def pending(self, state: PileState) -> JSON:
+        if state.over or state.pile is None:
+            return {}
+        return {"seat": state.next_seat, "take": [1, min(state.max_take, state.pile)]}
+
+    def is_over(self, state: PileState) -> bool:
+        return state.over
+
+    def turn(self, state: PileState) -> tuple[int, int]:
+        return state.turn, state.next_seat
+
+    def is_draw(self, event: PileEvent) -> bool:
+        return isinstance(event, PileDealt)
+
+    def result(self, state: PileState) -> JSON | None:
+        if state.loser is None:
+            return None
+        return {"loser": state.loser, "taken": list(state.taken)}
+
+    def view(self, state: PileState, viewer: int | None) -> JSON:
+        position = self.dump_position(state)
+        if not state.over:
+            del position["seed"]  # the seed would reveal the pile before it is dealt
+        return position
+
+    def event_view(self, event: PileEvent, viewer: int | None, state_after: PileState) -> JSON:
+        wire = EVENTS.to_json(event)
+        if isinstance(event, GameStarted) and not state_after.over:
+            del wire["seed"]
+        return wire
+
+    def dump_position(self, state: PileState) -> JSON:
+        return {
+            "format": POSITION_FORMAT,
+            "seats": list(state.seats),
+            "max_take": state.max_take,
+            "seed": state.seed,
+            "pile": state.pile,
+            "next_seat": state.next_seat,
+            "turn": state.turn,
+            "taken": list(state.taken),
+            "loser": state.loser,
+        }
+
+    def load_position(self, data: Mapping[str, Any]) -> PileState:
+        if data.get("format") != POSITION_FORMAT:
+            raise FormatError(f"not a {POSITION_FORMAT} position: {data.get('format')!r}", "format")
+        try:
+            return PileState(
+                seats=tuple(str(s) for s in data["seats"]),
+                max_take=int(data["max_take"]),
+                seed=int(data["seed"]),
+                pile=None if data["pile"] is None else int(data["pile"]),
+                next_seat=int(data["next_seat"]),
+                turn=int(data["turn"]),
+                taken=tuple(int(t) for t in data["taken"]),
+                loser=None if data["loser"] is None else int(data["loser"]),
+            )
+        except (KeyError, TypeError, ValueError) as exc:
+            raise FormatError(f"bad pile position: {exc!r}") from exc
+
+
+PILE = PileRules()

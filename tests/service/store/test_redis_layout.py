@@ -1,0 +1,92 @@
+"""What only the Redis adapter has: its key layout, expiry, script cache and outages."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import redis
+from redis.crc import key_slot
+
+from service.application import GameService
+from service.errors import StoreUnavailable
+from service.store.connect import no_retries
+from service.store.port import Idempotency, NewEvent
+from service.store.redis_streams import RedisEventStore, RedisSnapshotStore
+from tests.service.store.conftest import meta
+from tests.service.store.pile_game import PILE
+
+
+@pytest.fixture
+def redis_service(redis_client: redis.Redis, key_prefix: str) -> GameService:
+    return GameService(
+        RedisEventStore(redis_client, prefix=key_prefix),
+        RedisSnapshotStore(redis_client, prefix=key_prefix),
+        {"pile": PILE},
+        snapshot_every=2,
+        idempotency_ttl_s=25 * 3600,
+    )
+
+
+def test_every_key_of_a_game_lies_in_one_cluster_slot(
+    redis_service: GameService, redis_client: redis.Redis, key_prefix: str
+) -> None:
+    game = redis_service.create_game("pile", ["a", "b"], {}, 3, meta(None, "admin"), game_id="g7")
+    for seat in (0, 1, 0):
+        redis_service.handle(
+            "g7", {"type": "TakeCounters", "count": 1}, meta=meta(seat), idempotency_key=f"k{seat}"
+        )
+    keys = sorted(str(k) for k in redis_client.scan_iter(match=f"{key_prefix}:*"))
+    per_game = [k for k in keys if k != f"{key_prefix}:games"]
+    assert {k.split(":")[2] for k in per_game} == {"events", "info", "snap", "idem"}
+    assert all(k.startswith(f"{key_prefix}:{{{game.game_id}}}:") for k in per_game)
+    assert len({key_slot(k.encode()) for k in per_game}) == 1
+    # The index is the one key outside the game's slot.
+    assert f"{key_prefix}:games" in keys
+
+
+def test_idempotency_records_are_kept_at_least_a_day(
+    redis_service: GameService, redis_client: redis.Redis, key_prefix: str
+) -> None:
+    redis_service.create_game("pile", ["a", "b"], {}, 3, meta(None, "admin"), game_id="g8")
+    redis_service.handle(
+        "g8", {"type": "TakeCounters", "count": 1}, meta=meta(0), idempotency_key="day"
+    )
+    (key,) = redis_client.scan_iter(match=f"{key_prefix}:{{g8}}:idem:*")
+    ttl_ms = int(redis_client.pttl(key))
+    assert 24 * 3600 * 1000 < ttl_ms <= 25 * 3600 * 1000
+
+
+def test_the_append_script_is_reloaded_after_a_script_flush(
+    redis_client: redis.Redis, key_prefix: str
+) -> None:
+    store = RedisEventStore(redis_client, prefix=key_prefix)
+    event = NewEvent("t.E", 1, {}, {})
+    store.append("g9", [event], 0)
+    redis_client.script_flush()
+    assert store.append("g9", [event], 1, idempotency=Idempotency("k", "h")).last == 2
+
+
+def test_an_unreachable_redis_is_store_unavailable(tmp_path: Path) -> None:
+    client = redis.Redis(unix_socket_path=str(tmp_path / "none.sock"), retry=no_retries())
+    store = RedisEventStore(client)
+    with pytest.raises(StoreUnavailable):
+        store.append("g", [NewEvent("t.E", 1, {}, {})], 0)
+    with pytest.raises(StoreUnavailable):
+        store.read("g")
+    with pytest.raises(StoreUnavailable):
+        RedisSnapshotStore(client).latest("g")
+
+
+def test_the_game_index_can_be_rebuilt_from_the_games(
+    redis_service: GameService, redis_client: redis.Redis, key_prefix: str
+) -> None:
+    for n in range(3):
+        redis_service.create_game("pile", ["a", "b"], {}, n, meta(None, "admin"), game_id=f"r{n}")
+    listed = redis_service.list_games()
+    redis_client.delete(f"{key_prefix}:games")  # lost, e.g. written after a crash
+    assert redis_service.list_games() == ([], None)
+    store = redis_service.store
+    assert isinstance(store, RedisEventStore)
+    assert store.rebuild_index() == 3
+    assert redis_service.list_games() == listed
