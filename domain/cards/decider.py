@@ -61,6 +61,7 @@ from domain.cards.model import (
     ShipPoints,
     State,
     TraderSwap,
+    Wars,
     bridge_spot,
     column_spot,
     spot_name,
@@ -302,7 +303,11 @@ def _judge_decision(state: State, command: Command, decision: Decision | None) -
     if isinstance(command, TakePoint):
         colour = _colour(command.colour, "colour")
         if isinstance(decision, Offer):
-            rule = "C-SCORE-1" if decision.reason == "card" else "C-REVOLT-4"
+            rule = "C-SCORE-1"
+            if decision.reason == "conflict":
+                # a war's offer is followed by the rest of its join (a Wars step)
+                war = any(isinstance(step, Wars) for step in state.agenda)
+                rule = "C-WAR-5" if war else "C-REVOLT-4"
             if colour is not decision.colour:
                 raise IllegalCommand(rule, f"the point offered is {decision.colour}, not {colour}")
         elif isinstance(decision, ShipPoints):
@@ -431,15 +436,20 @@ def end_of_turn(state: State) -> list[Event]:
     if sum(need.values()) > state.pile_size:
         return [GameEnded("pile")]
     events: list[Event] = []
+    hands = list(state.hands)
     at = state.drawn
     for seat in order:
         if need[seat] > 0:
-            cards = state.pile[at : at + need[seat]]
+            cards = tuple(COLOUR_OF[c] for c in state.pile[at : at + need[seat]])
             at += need[seat]
-            events.append(CardsDrawn(seat, tuple(COLOUR_OF[c] for c in cards)))
+            events.append(CardsDrawn(seat, cards))
+            hand = list(hands[seat])
+            for colour in cards:
+                hand[INDEX[colour]] += 1
+            hands[seat] = tuple(hand)
     if display.treasures_left(state) <= 1:
         events.append(GameEnded("treasures"))
-    elif display.blocked(state):
+    elif display.blocked(state, tuple(hands)):
         events.append(GameEnded("blocked"))
     else:
         events.append(TurnBegan(state.turn + 1, (state.active + 1) % n))

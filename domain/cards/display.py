@@ -16,6 +16,7 @@ from domain.cards.model import (
     CARD_OF,
     COLUMNS,
     DEPTHS,
+    INDEX,
     MAX_DEPTH,
     SHIP_SERVES,
     SHIPS,
@@ -120,15 +121,25 @@ def treasures_left(state: State) -> int:
     return sum(1 for column in state.columns if column[0] is Card.TREASURE)
 
 
-def blocked(state: State) -> bool:
-    """Decision (the texts leave it open): no civilization card can ever be played
-    again — every column holds 8 cards, every bridge slot is filled and no
-    catastrophe card is left to make room — so the game ends (see ``end_of_turn``)."""
-    return (
-        not any(state.catastrophes)
-        and all(len(column) > MAX_DEPTH for column in state.columns)
-        and all(card is not None for card in state.bridges)
-    )
+def blocked(state: State, hands: tuple[tuple[int, ...], ...]) -> bool:
+    """Decision (the texts leave it open): the game can never end by C-END-1/2.
+
+    No civilization card can be played again (every column holds 8 cards,
+    every bridge slot is filled, no catastrophe card is left to make room) and
+    no card can leave a hand (``hands``: after the refill) either: nobody holds
+    a red card (revolts, C-REVOLT-4) or a card of a colour that a built ship
+    serves (C-SHIP-5). Then the pile never shrinks again, so the game ends."""
+    if (
+        any(state.catastrophes)
+        or any(len(column) <= MAX_DEPTH for column in state.columns)
+        or any(card is None for card in state.bridges)
+    ):
+        return False
+    spendable = {Colour.RED}
+    for ship in SHIPS:
+        if ship not in state.ships:
+            spendable |= SHIP_SERVES[ship]
+    return not any(hand[INDEX[colour]] for hand in hands for colour in spendable)
 
 
 def ships_in_region(state: State, region: int) -> list[Card]:

@@ -6,7 +6,7 @@ from typing import Any
 
 from domain.cards import display
 from domain.cards.decider import DECISION_NAMES, awaited_seat, current_decision, strengths
-from domain.cards.messages import EVENTS, CardsDrawn, Event, GameStarted
+from domain.cards.messages import EVENTS, CardPlayed, CardsDrawn, Event, GameStarted
 from domain.cards.model import (
     COLOUR_OF,
     INDEX,
@@ -196,6 +196,14 @@ def event_view(event: Event, viewer: int | None, state_after: State) -> JSON:
     if isinstance(event, CardsDrawn) and event.seat != viewer:
         data.pop("cards")
         data["count"] = len(event.cards)
+    elif (
+        isinstance(event, CardPlayed)
+        and event.bridge is not None
+        and event.bridge == state_after.face_down
+        and event.seat != viewer
+    ):
+        # C-JOIN-1: the joining card lies face down until its wars are over.
+        data.pop("colour")
     elif isinstance(event, GameStarted):
         data.pop("seed")
     return data

@@ -81,9 +81,19 @@ def _disguised(state: State, viewer: int | None) -> State:
         for seat, hand in enumerate(state.hands)
     )
     rest = state.pile[state.drawn :]
+    # C-VP-1: below its top card a VP pile is secret, even to its owner
+    vp = state.vp
+    if not state.options.open_vp_piles:
+        vp = tuple(
+            (*(Card.TREASURE if c is not Card.TREASURE else Card.RED for c in pile[:-1]), pile[-1])
+            if pile
+            else pile
+            for pile in vp
+        )
     return update(
         state,
         hands=hands,
+        vp=vp,
         setup=replace(
             state.setup,
             pile=state.pile[: state.drawn] + tuple(reversed(rest)),
@@ -113,3 +123,10 @@ def check_all(before: State, event: object, after: State) -> None:
             assert "cards" not in shown
         if shown.get("type") == "GameStarted" and after.over is None:
             assert "seed" not in shown
+        if (
+            shown.get("type") == "CardPlayed"
+            and shown["bridge"] is not None
+            and shown["bridge"] == after.face_down
+            and shown["seat"] != viewer
+        ):
+            assert "colour" not in shown  # C-JOIN-1: the joining card lies face down
