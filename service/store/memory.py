@@ -23,6 +23,7 @@ from service.store.port import (
     RecordedEvent,
     Snapshot,
     SnapshotStore,
+    check_append,
     check_game_id,
 )
 
@@ -51,11 +52,7 @@ class InMemoryEventStore(EventStore):
         idempotency: Idempotency | None = None,
         info: Mapping[str, str] | None = None,
     ) -> AppendResult:
-        check_game_id(game_id)
-        if not events:
-            raise ValueError("append needs at least one event")
-        if expected_version < 0:
-            raise ValueError(f"expected_version must be >= 0, not {expected_version}")
+        check_append(game_id, events, expected_version)
         with self._changed:
             game = self._games.get(game_id) or _Game()
             if idempotency is not None:

@@ -29,6 +29,15 @@ def check_game_id(game_id: str) -> str:
     return game_id
 
 
+def check_append(game_id: str, events: Sequence[object], expected_version: int) -> None:
+    """The argument checks every adapter makes before it appends anything."""
+    check_game_id(game_id)
+    if not events:
+        raise ValueError("append needs at least one event")
+    if expected_version < 0:
+        raise ValueError(f"expected_version must be >= 0, not {expected_version}")
+
+
 def is_game_id(game_id: object) -> bool:
     return isinstance(game_id, str) and _GAME_ID_RE.match(game_id) is not None
 

@@ -41,6 +41,7 @@ from service.store.port import (
     RecordedEvent,
     Snapshot,
     SnapshotStore,
+    check_append,
     check_game_id,
 )
 
@@ -180,11 +181,7 @@ class RedisEventStore(EventStore):
         idempotency: Idempotency | None = None,
         info: Mapping[str, str] | None = None,
     ) -> AppendResult:
-        check_game_id(game_id)
-        if not events:
-            raise ValueError("append needs at least one event")
-        if expected_version < 0:
-            raise ValueError(f"expected_version must be >= 0, not {expected_version}")
+        check_append(game_id, events, expected_version)
         keys = [self.keys.events(game_id), self.keys.info(game_id)]
         info_items = sorted((info or {}).items())
         args: list[str | int] = [expected_version, len(info_items)]
