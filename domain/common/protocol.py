@@ -85,7 +85,9 @@ class GameRules(Protocol[S, C, E]):
 
     def event_view(self, event: E, viewer: int | None, state_after: S) -> JSON:
         """An event as ``viewer`` may see it (e.g. another seat's draw shows
-        only a count). ``state_after`` tells whether the game has ended."""
+        only a count). ``state_after`` is a state at or after the event (the
+        service passes the game's current one): it tells whether the game has
+        ended and what has become public since (a bridge card turned face up)."""
         ...
 
     def dump_position(self, state: S) -> JSON:
