@@ -1,0 +1,101 @@
+"""The HTTP API: a Flask application factory (nothing happens at import time).
+
+``create_app(config)`` wires one blueprint per resource onto the application service
+(``service.application.GameService``). ``config`` may hold:
+
+- ``REDIS_URL``, ``TIGRIS_KEY_PREFIX``: override the environment's (``service.config``);
+  without any ``REDIS_URL`` the embedded Redis is started (or attached to)
+- ``GAME_SERVICE``: a ready ``GameService`` (tests, e.g. with another clock); needs REDIS_URL
+- ``TIGRIS_ADMIN_TOKEN``, ``TIGRIS_MAX_BODY``, ``TIGRIS_SSE_HEARTBEAT``: see ``settings``
+- ``TIGRIS_OPENAPI_PATH``: the OpenAPI document to serve (default: the repository's)
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qsl, urlsplit
+
+import redis
+from flask import Flask
+from werkzeug.routing import BaseConverter
+
+from service.api import commands, events, games, ops, problems, undo_routes, views
+from service.api.auth import TokenStore
+from service.api.cache import CachedGameService
+from service.api.context import EXTENSION, Services
+from service.api.settings import ApiSettings
+from service.application import GameService, build_service
+from service.config import StoreSettings
+
+
+class GameIdConverter(BaseConverter):
+    """Game ids as the store accepts them; anything else is simply not a route (404)."""
+
+    regex = r"[A-Za-z0-9_-]{1,64}"
+
+
+class RequestIdConverter(BaseConverter):
+    regex = r"[0-9a-f]{32}"
+
+
+def create_app(config: Mapping[str, Any] | None = None) -> Flask:
+    config = dict(config or {})
+    settings = ApiSettings.load(config)
+    app = Flask(__name__)
+    app.config["MAX_CONTENT_LENGTH"] = settings.max_body_bytes
+    app.json.sort_keys = False  # type: ignore[attr-defined]  # keep fields in schema order
+    app.url_map.converters["gid"] = GameIdConverter
+    app.url_map.converters["rid"] = RequestIdConverter
+
+    spec_path = Path(config.get(ops.SPEC_KEY) or ops.default_spec_path())
+    spec_text, spec_doc = ops.load_spec(spec_path)
+    app.config[ops.SPEC_KEY + "_TEXT"] = spec_text
+
+    app.extensions[EXTENSION] = _services(config, settings)
+
+    problems.install(app)
+    for module in (ops, games, commands, views, events, undo_routes):
+        app.register_blueprint(module.blueprint)
+    ops.install_docs(app, spec_doc)
+    return app
+
+
+def _with_pool_size(url: str, size: int) -> str:
+    if "max_connections" in dict(parse_qsl(urlsplit(url).query)):
+        return url
+    # Appended by hand: urlunsplit would turn "unix:///path" into "unix:/path".
+    return f"{url}{'&' if '?' in url else '?'}max_connections={size}"
+
+
+def _services(config: Mapping[str, Any], settings: ApiSettings) -> Services:
+    """The application service on the configured Redis (``GAME_SERVICE`` if given)."""
+    env = dict(os.environ)
+    for key in ("REDIS_URL", "TIGRIS_KEY_PREFIX"):
+        if config.get(key):
+            env[key] = str(config[key])
+    store_settings = StoreSettings.from_env(env)
+    if store_settings.redis_url:
+        # Each server thread may hold a Redis connection (a stream blocks in XREAD): size
+        # the pool for all of them, above redis-py's default of 100.
+        url = _with_pool_size(store_settings.redis_url, settings.redis_max_connections)
+        store_settings = dataclasses.replace(store_settings, redis_url=url)
+    given = config.get("GAME_SERVICE")
+    if isinstance(given, GameService):
+        if not store_settings.redis_url:
+            raise ValueError("GAME_SERVICE needs REDIS_URL too (for the seat tokens)")
+        client = redis.Redis.from_url(store_settings.redis_url, decode_responses=True)
+        game_service = given
+    else:
+        service, connection = build_service(store_settings)
+        game_service = CachedGameService.wrapping(service)
+        client = connection.client
+    return Services(
+        games=game_service,
+        tokens=TokenStore(client, store_settings.key_prefix),
+        settings=settings,
+        redis=client,
+    )

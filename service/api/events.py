@@ -1,0 +1,102 @@
+"""The event log (paginated) and its live twin, a server-sent-event stream.
+
+The stream is a plain generator: each open stream holds one server thread, which mostly
+sleeps in a blocking Redis read (XREAD BLOCK via ``wait_for_events``); the production
+server (gunicorn, gthread worker) has enough threads that 200+ open streams leave the
+command endpoints free (see deploy/gunicorn.conf.py).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from collections.abc import Iterator
+
+from flask import Blueprint, Response, request, stream_with_context
+
+from service.api.auth import Caller
+from service.api.context import caller_for, services
+from service.api.http import json_response, load_query
+from service.api.presenters import event_json, events_json
+from service.api.problems import bad_request
+from service.api.schemas import EventListQuerySchema, StreamQuerySchema
+from service.application import GameService
+
+blueprint = Blueprint("events", __name__)
+_LAST_EVENT_ID = re.compile(r"^[0-9]{1,12}$")
+STREAM_BATCH = 200
+
+
+@blueprint.get("/games/<gid:game_id>/events")
+def list_events(game_id: str) -> Response:
+    caller = caller_for(game_id)
+    query = load_query(EventListQuerySchema())
+    games = services().games
+    current = games.load(game_id)
+    page = games.events(game_id, after_version=query["after"], limit=query["limit"])
+    next_after = page[-1].version if page and page[-1].version < current.version else None
+    body = {
+        "version": current.version,
+        "items": events_json(page, caller, current),
+        "next_after": next_after,
+    }
+    return json_response(body, version=current.version)
+
+
+@blueprint.get("/games/<gid:game_id>/events/stream")
+def stream_events(game_id: str) -> Response:
+    caller = caller_for(game_id)
+    query = load_query(StreamQuerySchema())
+    after = query["after"]
+    last_event_id = request.headers.get("Last-Event-ID")
+    if last_event_id is not None:
+        if not _LAST_EVENT_ID.match(last_event_id.strip()):
+            raise bad_request("Last-Event-ID must be an event version", "Last-Event-ID")
+        after = int(last_event_id)  # a reconnecting client knows best where it stopped
+    found = services()
+    found.games.load(game_id)  # 404 before the stream starts
+    stream = _stream(
+        found.games,
+        game_id,
+        caller,
+        after=after or 0,
+        wait_s=query["wait"],
+        heartbeat_s=found.settings.sse_heartbeat_s,
+    )
+    response = Response(stream_with_context(stream), mimetype="text/event-stream")
+    response.headers["Cache-Control"] = "no-cache"
+    response.headers["X-Accel-Buffering"] = "no"  # tell proxies not to buffer the stream
+    return response
+
+
+def _stream(
+    games: GameService,
+    game_id: str,
+    caller: Caller,
+    *,
+    after: int,
+    wait_s: float,
+    heartbeat_s: float,
+) -> Iterator[str]:
+    yield "retry: 2000\n\n"
+    deadline = time.monotonic() + wait_s
+    while True:
+        batch = games.events(game_id, after_version=after, limit=STREAM_BATCH)
+        if not batch:
+            current = games.load(game_id)
+            if current.rules.is_over(current.state):
+                return  # nothing can follow the end
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return
+            batch = games.wait_for_events(game_id, after, min(heartbeat_s, remaining))
+            if not batch:
+                yield ": keep-alive\n\n"
+                continue
+        current = games.load(game_id)
+        for event in batch:
+            body = json.dumps(event_json(event, caller, current), separators=(",", ":"))
+            yield f"id: {event.version}\nevent: game-event\ndata: {body}\n\n"
+        after = batch[-1].version
+        deadline = time.monotonic() + wait_s

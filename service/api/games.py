@@ -1,0 +1,63 @@
+"""``/games``: create, list and read games."""
+
+from __future__ import annotations
+
+import uuid
+
+from flask import Blueprint, Response
+
+from service.api.context import caller_for, services
+from service.api.http import json_response, load_body, load_query
+from service.api.presenters import game_json, info_json
+from service.api.problems import bad_request, forbidden
+from service.api.schemas import GameCreateSchema, GameListQuerySchema
+from service.application import CommandMeta
+
+blueprint = Blueprint("games", __name__)
+
+
+@blueprint.post("/games")
+def create_game() -> Response:
+    caller = caller_for(None)
+    body = load_body(GameCreateSchema())
+    if body["seed"] is not None and not caller.admin:
+        raise forbidden("only the admin token may choose a game's seed")
+    found = services()
+    meta = CommandMeta(
+        command_id=uuid.uuid4().hex, actor="admin" if caller.admin else "system", seat=None
+    )
+    game = found.games.create_game(body["kind"], body["seats"], body["options"], body["seed"], meta)
+    tokens = found.tokens.issue(game.game_id, len(body["seats"]))
+    seats = [
+        {"seat": seat, "name": name, "token": token, "authorization": f"Bearer {token}"}
+        for seat, (name, token) in enumerate(zip(body["seats"], tokens, strict=True))
+    ]
+    response = json_response({"game": game_json(game), "seats": seats}, 201, version=game.version)
+    response.headers["Location"] = f"/games/{game.game_id}"
+    response.headers["Cache-Control"] = "no-store"  # the body holds the secrets
+    return response
+
+
+@blueprint.get("/games")
+def list_games() -> Response:
+    caller_for(None)
+    query = load_query(GameListQuerySchema())
+    found = services()
+    try:
+        infos, next_cursor = found.games.list_games(
+            kind=query["kind"],
+            status=query["status"],
+            cursor=query["cursor"],
+            limit=query["limit"],
+        )
+    except ValueError:
+        raise bad_request("unknown or expired cursor", "cursor") from None
+    items = [info_json(info) for info in infos]
+    return json_response({"items": items, "next_cursor": next_cursor})
+
+
+@blueprint.get("/games/<gid:game_id>")
+def get_game(game_id: str) -> Response:
+    caller_for(game_id)
+    game = services().games.load(game_id)
+    return json_response(game_json(game), version=game.version)

@@ -1,0 +1,92 @@
+"""Small request/response helpers shared by the blueprints."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from flask import Response, jsonify, request
+from marshmallow import Schema, ValidationError
+
+from service.api.problems import ApiProblem, bad_request
+
+_ETAG = re.compile(r'^(?:W/)?"?([0-9]{1,15})"?$')
+_IDEMPOTENCY_KEY = re.compile(r"^[!-~]{1,100}$")
+ANY_VERSION = None
+
+
+def json_response(body: Any, status: int = 200, *, version: int | None = None) -> Response:
+    response = jsonify(body)
+    response.status_code = status
+    if version is not None:
+        response.headers["ETag"] = f'"{version}"'
+    return response
+
+
+def load_query(schema: Schema) -> dict[str, Any]:
+    """The query string through ``schema``; a bad parameter is a 400 naming it."""
+    repeated = [name for name, values in request.args.lists() if len(values) > 1]
+    if repeated:
+        raise bad_request(f"query parameter {repeated[0]!r} is repeated", repeated[0])
+    try:
+        loaded: dict[str, Any] = schema.load(request.args.to_dict(flat=True))
+    except ValidationError as exc:
+        messages = exc.messages if isinstance(exc.messages, dict) else {}
+        field = str(next(iter(messages), "query"))
+        detail = f"invalid query parameter {field!r}: {messages.get(field)}"
+        raise bad_request(detail, field) from None
+    return loaded
+
+
+def json_body() -> Any:
+    """The request's JSON document: 415 if it is not JSON, 400 if it cannot be parsed."""
+    if not request.is_json:
+        raise ApiProblem(
+            415,
+            "unsupported-media-type",
+            "Unsupported media type",
+            "the body must be application/json",
+        )
+    data = request.get_json(silent=True)
+    if data is None and request.get_data(cache=True).strip() != b"null":
+        raise bad_request("the body is not valid JSON", "body")
+    return data
+
+
+def load_body(schema: Schema) -> dict[str, Any]:
+    """The JSON body through ``schema``; a bad field is a 422 naming it."""
+    data = json_body()
+    if not isinstance(data, Mapping):
+        raise ValidationError({"_schema": ["the body must be a JSON object"]})
+    loaded: dict[str, Any] = schema.load(data)
+    return loaded
+
+
+def expected_version() -> int | None:
+    """The version ``If-Match`` names: 428 without it, None for ``*``, -1 if unreadable
+    (which then matches no version: a 412)."""
+    header = request.headers.get("If-Match")
+    if header is None:
+        raise ApiProblem(
+            428,
+            "precondition-required",
+            "Precondition required",
+            "send If-Match with the game's current ETag (or *)",
+        )
+    header = header.strip()
+    if header == "*":
+        return ANY_VERSION
+    match = _ETAG.match(header)
+    return int(match.group(1)) if match else -1
+
+
+def idempotency_key() -> str | None:
+    key = request.headers.get("Idempotency-Key")
+    if key is None:
+        return None
+    if not _IDEMPOTENCY_KEY.match(key):
+        raise bad_request(
+            "Idempotency-Key must be 1-100 printable ASCII characters", "Idempotency-Key"
+        )
+    return key

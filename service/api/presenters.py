@@ -1,0 +1,101 @@
+"""Turning loaded games and stored events into JSON for one caller.
+
+Redaction goes through the domain only: ``rules.view`` and ``rules.event_view`` for seats
+and spectators, ``rules.dump_position`` (everything) for the admin and for history once a
+game has ended. Service events (undo requests, reverts) are public.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from domain.common.codec import JSON
+from service.api.auth import Caller
+from service.application import GameInfo, LoadedGame, StoredEvent
+from service.events import SERVICE_KIND
+
+
+def etag(version: int) -> str:
+    return f'"{version}"'
+
+
+def viewer_label(caller: Caller) -> str:
+    return caller.actor
+
+
+def game_json(game: LoadedGame) -> JSON:
+    info = game.info
+    dynasties = game.rules.dynasties
+    seats = [
+        {"seat": seat, "name": name, "dynasty": dynasties[seat]}
+        if seat < len(dynasties)
+        else {"seat": seat, "name": name}
+        for seat, name in enumerate(info.seat_names)
+    ]
+    return {
+        "game_id": game.game_id,
+        "kind": game.kind,
+        "seats": seats,
+        "options": dict(info.options),
+        "status": "over" if game.rules.is_over(game.state) else "active",
+        "version": game.version,
+        "created_at": info.created_at,
+    }
+
+
+def state_json(game: LoadedGame, caller: Caller, *, public: bool = False) -> JSON:
+    """The state of ``game`` as ``caller`` may see it (``public``: history after the end)."""
+    rules = game.rules
+    if caller.admin or public:
+        state: JSON = rules.dump_position(game.state)
+    else:
+        state = rules.view(game.state, caller.seat)
+    return {
+        "game_id": game.game_id,
+        "version": game.version,
+        "viewer": viewer_label(caller),
+        "over": rules.is_over(game.state),
+        "state": state,
+    }
+
+
+def event_json(event: StoredEvent, caller: Caller, current: LoadedGame) -> JSON:
+    """One event as ``caller`` may see it. ``current`` is the game now: once it has ended,
+    ``event_view`` shows everything (history is public after the end)."""
+    metadata = event.metadata
+    if event.type.startswith(SERVICE_KIND + ".") or caller.admin:
+        data: dict[str, Any] = dict(event.data)
+    else:
+        data = current.rules.event_view(event.event, caller.seat, current.state)
+    return {
+        "version": event.version,
+        "type": event.type,
+        "actor": str(metadata.get("actor", "system")),
+        "seat": metadata.get("seat"),
+        "recorded_at": metadata.get("recorded_at"),
+        "command_id": metadata.get("command_id"),
+        "data": data,
+    }
+
+
+def events_json(events: Iterable[StoredEvent], caller: Caller, current: LoadedGame) -> list[JSON]:
+    return [event_json(event, caller, current) for event in events]
+
+
+def command_json(rules_json: JSON) -> JSON:
+    """A command as a client sends it: ``seat`` comes from the token, so it is left out."""
+    return {key: value for key, value in rules_json.items() if key != "seat"}
+
+
+def info_json(info: GameInfo) -> JSON:
+    """A game of a listing, from its stored info record (no fold needed)."""
+    return {
+        "game_id": info.game_id,
+        "kind": info.kind,
+        "seats": [{"seat": seat, "name": name} for seat, name in enumerate(info.seat_names)],
+        "options": dict(info.options),
+        "status": info.status,
+        "version": info.version,
+        "created_at": info.created_at,
+    }

@@ -1,0 +1,206 @@
+"""One error body for everything: RFC 9457 problem details (``application/problem+json``).
+
+Views raise :class:`ApiProblem`; the handlers here also translate the domain's and the
+application service's typed errors, so no view needs a try/except and no stack trace
+ever reaches a client.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import redis
+from flask import Flask, Response, json, request
+from marshmallow import ValidationError
+from werkzeug.exceptions import HTTPException
+
+from domain.common.errors import FormatError, GameOver, NotAwaited, RulesError
+from service.errors import (
+    ConcurrencyError,
+    GameNotFound,
+    IdempotencyConflict,
+    StoreUnavailable,
+    VersionNotFound,
+)
+
+PROBLEM_MEDIA_TYPE = "application/problem+json"
+log = logging.getLogger(__name__)
+
+
+class ApiProblem(Exception):
+    """An error answer: HTTP status, a problem-type slug, a title and details."""
+
+    def __init__(
+        self,
+        status: int,
+        slug: str,
+        title: str,
+        detail: str | None = None,
+        *,
+        headers: dict[str, str] | None = None,
+        **extra: Any,
+    ) -> None:
+        super().__init__(detail or title)
+        self.status = status
+        self.slug = slug
+        self.title = title
+        self.detail = detail
+        self.headers = headers or {}
+        self.extra = extra
+
+
+def unauthorized(detail: str) -> ApiProblem:
+    return ApiProblem(
+        401,
+        "unauthorized",
+        "Unauthorized",
+        detail,
+        headers={"WWW-Authenticate": 'Bearer realm="tigris"'},
+    )
+
+
+def forbidden(detail: str) -> ApiProblem:
+    return ApiProblem(403, "forbidden", "Forbidden", detail)
+
+
+def not_found(detail: str) -> ApiProblem:
+    return ApiProblem(404, "not-found", "Not found", detail)
+
+
+def bad_request(detail: str, field: str | None = None) -> ApiProblem:
+    return ApiProblem(400, "bad-request", "Bad request", detail, field=field)
+
+
+def conflict(slug: str, title: str, detail: str, **extra: Any) -> ApiProblem:
+    return ApiProblem(409, slug, title, detail, **extra)
+
+
+def problem_response(problem: ApiProblem) -> Response:
+    body: dict[str, Any] = {
+        "type": "about:blank" if problem.slug == "about:blank" else f"/problems/{problem.slug}",
+        "title": problem.title,
+        "status": problem.status,
+    }
+    if problem.detail:
+        body["detail"] = problem.detail
+    body["instance"] = request.path
+    body.update({k: v for k, v in problem.extra.items() if v is not None})
+    response = Response(json.dumps(body), status=problem.status, mimetype=PROBLEM_MEDIA_TYPE)
+    for name, value in problem.headers.items():
+        response.headers[name] = value
+    return response
+
+
+def _first_field(errors: Any, prefix: str = "") -> str | None:
+    """The dotted path of the first offending field in marshmallow's error dict."""
+    if isinstance(errors, dict) and errors:
+        key = next(iter(errors))
+        path = f"{prefix}.{key}" if prefix else str(key)
+        if key == "_schema":
+            return prefix or None
+        return _first_field(errors[key], path) or path
+    return None
+
+
+def _from_rules_error(exc: RulesError) -> ApiProblem:
+    if isinstance(exc, GameOver):
+        slug, title = "game-over", "Game over"
+    elif isinstance(exc, NotAwaited):
+        slug, title = "not-awaited", "Not awaited"
+    else:
+        slug, title = "illegal-command", "Illegal command"
+    return conflict(slug, title, exc.message, rule=exc.rule)
+
+
+def install(app: Flask) -> None:
+    """Register the error handlers on ``app``."""
+
+    @app.errorhandler(ApiProblem)
+    def _problem(exc: ApiProblem) -> Response:
+        return problem_response(exc)
+
+    @app.errorhandler(HTTPException)
+    def _http(exc: HTTPException) -> Response:
+        code = exc.code or 500
+        problem = ApiProblem(code, "about:blank", exc.name, exc.description)
+        response = problem_response(problem)
+        for name, value in exc.get_headers():
+            if name.lower() != "content-type":
+                response.headers[name] = value
+        return response
+
+    @app.errorhandler(ValidationError)
+    def _invalid(exc: ValidationError) -> Response:
+        errors = exc.messages if isinstance(exc.messages, dict) else {"_schema": exc.messages}
+        field = _first_field(errors)
+        return problem_response(
+            ApiProblem(
+                422,
+                "invalid-request",
+                "Invalid request",
+                f"invalid field {field!r}" if field else "invalid body",
+                field=field,
+                errors=errors,
+            )
+        )
+
+    @app.errorhandler(FormatError)
+    def _format(exc: FormatError) -> Response:
+        return problem_response(
+            ApiProblem(422, "invalid-request", "Invalid request", exc.message, field=exc.field)
+        )
+
+    @app.errorhandler(RulesError)
+    def _rules(exc: RulesError) -> Response:
+        return problem_response(_from_rules_error(exc))
+
+    @app.errorhandler(GameNotFound)
+    def _no_game(exc: GameNotFound) -> Response:
+        return problem_response(not_found(f"no game {exc.game_id!r}"))
+
+    @app.errorhandler(VersionNotFound)
+    def _no_version(exc: VersionNotFound) -> Response:
+        return problem_response(
+            ApiProblem(404, "not-found", "Not found", str(exc), current_version=exc.current)
+        )
+
+    @app.errorhandler(ConcurrencyError)
+    def _stale(exc: ConcurrencyError) -> Response:
+        return problem_response(
+            ApiProblem(
+                412,
+                "stale-version",
+                "Precondition failed",
+                f"the game is at version {exc.actual}, not {exc.expected}",
+                current_version=exc.actual,
+            )
+        )
+
+    @app.errorhandler(IdempotencyConflict)
+    def _idem(exc: IdempotencyConflict) -> Response:
+        return problem_response(
+            ApiProblem(
+                422,
+                "idempotency-conflict",
+                "Idempotency key reused",
+                str(exc),
+                field="Idempotency-Key",
+            )
+        )
+
+    @app.errorhandler(StoreUnavailable)
+    @app.errorhandler(redis.RedisError)
+    def _down(exc: Exception) -> Response:
+        log.warning("storage unavailable: %s", exc)
+        return problem_response(
+            ApiProblem(503, "unavailable", "Service unavailable", "the event store is unreachable")
+        )
+
+    @app.errorhandler(Exception)
+    def _bug(exc: Exception) -> Response:
+        # Logged in full for the operator; the client learns nothing of the internals.
+        log.exception("unhandled error on %s %s", request.method, request.path)
+        return problem_response(
+            ApiProblem(500, "internal", "Internal server error", "an unexpected error occurred")
+        )

@@ -1,0 +1,74 @@
+"""Read views of one game: state (now and at a version), pending decision, legal
+commands, result. Each carries the game's version as its ETag."""
+
+from __future__ import annotations
+
+from flask import Blueprint, Response
+
+from service.api.context import caller_for, services
+from service.api.http import json_response
+from service.api.presenters import command_json, state_json
+from service.api.problems import conflict, not_found
+
+blueprint = Blueprint("views", __name__)
+
+
+@blueprint.get("/games/<gid:game_id>/state")
+def get_state(game_id: str) -> Response:
+    caller = caller_for(game_id)
+    game = services().games.load(game_id)
+    return json_response(state_json(game, caller), version=game.version)
+
+
+@blueprint.get("/games/<gid:game_id>/states/<int:version>")
+def get_state_at(game_id: str, version: int) -> Response:
+    caller = caller_for(game_id)
+    games = services().games
+    current = games.load(game_id)
+    if not 1 <= version <= current.version:
+        raise not_found(f"game {game_id!r} has versions 1..{current.version}, not {version}")
+    past = games.load_at(game_id, version)
+    # Once the game has ended, its whole history is public (audits of disputed moves).
+    public = current.rules.is_over(current.state)
+    return json_response(state_json(past, caller, public=public), version=current.version)
+
+
+@blueprint.get("/games/<gid:game_id>/pending")
+def get_pending(game_id: str) -> Response:
+    caller_for(game_id)
+    game = services().games.load(game_id)
+    rules, state = game.rules, game.state
+    number, active = rules.turn(state)
+    body = {
+        "version": game.version,
+        "awaited": sorted(rules.awaited(state)),
+        "over": rules.is_over(state),
+        "turn": {"number": number, "seat": active},
+        "pending": rules.pending(state),
+    }
+    return json_response(body, version=game.version)
+
+
+@blueprint.get("/games/<gid:game_id>/legal-commands")
+def get_legal_commands(game_id: str) -> Response:
+    caller = caller_for(game_id)
+    seat = caller.require_seat("list its legal commands")
+    game = services().games.load(game_id)
+    rules = game.rules
+    commands = [
+        command_json(rules.commands.to_json(command))
+        for command in rules.legal_commands(game.state, seat)
+    ]
+    return json_response(
+        {"version": game.version, "seat": seat, "commands": commands}, version=game.version
+    )
+
+
+@blueprint.get("/games/<gid:game_id>/result")
+def get_result(game_id: str) -> Response:
+    caller_for(game_id)
+    game = services().games.load(game_id)
+    result = game.rules.result(game.state)
+    if result is None:
+        raise conflict("game-not-over", "Game not over", "the game has no result yet")
+    return json_response({"version": game.version, "result": result}, version=game.version)

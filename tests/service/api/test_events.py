@@ -1,0 +1,108 @@
+"""The event log and the server-sent-event stream (through the test client)."""
+
+from __future__ import annotations
+
+import json
+import random
+from typing import Any
+
+import pytest
+from flask.testing import FlaskClient
+
+from tests.service.api.conftest import (
+    KINDS,
+    Api,
+    Game,
+    admin,
+    admin_events,
+    domain_events,
+    domain_state,
+    problem,
+)
+
+
+def _play(api: Api, game: Game, commands: int) -> None:
+    rng = random.Random(3)
+    for _ in range(commands):
+        seat = rng.choice(api.awaited(game))
+        assert (
+            api.command(game, seat, rng.choice(api.legal(game, seat)), if_match="*").status_code
+            == 200
+        )
+
+
+def _sse(text: str) -> list[dict[str, Any]]:
+    """Parse an event stream into its messages (id, event, data)."""
+    messages = []
+    for block in text.split("\n\n"):
+        fields: dict[str, Any] = {}
+        for line in block.splitlines():
+            if line.startswith(":"):
+                continue
+            name, _, value = line.partition(": ")
+            fields[name] = value
+        if "data" in fields:
+            fields["data"] = json.loads(fields["data"])
+            messages.append(fields)
+    return messages
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_the_log_pages_and_is_redacted_by_the_domain(
+    api: Api, client: FlaskClient, kind: str
+) -> None:
+    game = api.create(kind, 3)
+    _play(api, game, 6)
+    full = admin_events(client, game)
+    state = domain_state(client, game)
+    decoded = domain_events(game, full)
+
+    seen: list[dict[str, Any]] = []
+    after: int | None = 0
+    while after is not None:
+        page = client.get(
+            f"/games/{game.game_id}/events?after={after}&limit=3", headers=game.seat(1)
+        )
+        assert page.status_code == 200 and len(page.get_json()["items"]) <= 3
+        seen.extend(page.get_json()["items"])
+        after = page.get_json()["next_after"]
+
+    assert [e["version"] for e in seen] == list(range(1, len(full) + 1))
+    for event, domain_event in zip(seen, decoded, strict=True):
+        assert event["data"] == game.rules.event_view(domain_event, 1, state)
+    spectator = client.get(f"/games/{game.game_id}/events?limit=500").get_json()["items"]
+    assert spectator not in (full, seen)  # somebody's draw is hidden from each
+    assert problem(client.get(f"/games/{game.game_id}/events?limit=501"), 400)["field"] == "limit"
+    assert problem(client.get(f"/games/{game.game_id}/events?after=-1"), 400)["field"] == "after"
+    problem(client.get("/games/nosuch/events"), 404)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_the_stream_sends_the_same_events_and_resumes(
+    api: Api, client: FlaskClient, kind: str
+) -> None:
+    game = api.create(kind)
+    _play(api, game, 3)
+    log = client.get(f"/games/{game.game_id}/events?limit=500", headers=game.seat(0)).get_json()
+
+    response = client.get(f"/games/{game.game_id}/events/stream?wait=0", headers=game.seat(0))
+    assert response.status_code == 200 and response.mimetype == "text/event-stream"
+    messages = _sse(response.get_data(as_text=True))
+    assert [m["data"] for m in messages] == log["items"]
+    assert [int(m["id"]) for m in messages] == [e["version"] for e in log["items"]]
+    assert {m["event"] for m in messages} == {"game-event"}
+
+    resumed = client.get(
+        f"/games/{game.game_id}/events/stream?wait=0",
+        headers={**game.seat(0), "Last-Event-ID": "4"},
+    )
+    assert [m["data"] for m in _sse(resumed.get_data(as_text=True))] == log["items"][4:]
+    by_query = client.get(f"/games/{game.game_id}/events/stream?wait=0&after=2", headers=admin())
+    assert next(int(m["id"]) for m in _sse(by_query.get_data(as_text=True))) == 3
+    bad = {"Last-Event-ID": "x"}
+    assert (
+        problem(client.get(f"/games/{game.game_id}/events/stream", headers=bad), 400)["field"]
+        == "Last-Event-ID"
+    )
+    problem(client.get(f"/games/{game.game_id}/events/stream?wait=-1"), 400)
+    problem(client.get("/games/nosuch/events/stream?wait=0"), 404)

@@ -1,0 +1,144 @@
+"""Creating, listing and reading games; tokens; the errors of these endpoints."""
+
+from __future__ import annotations
+
+import hashlib
+
+import pytest
+import redis
+from flask.testing import FlaskClient
+
+from tests.service.api.conftest import KINDS, Api, admin, auth, problem
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_create_returns_one_long_secret_token_per_seat(
+    api: Api, client: FlaskClient, kind: str
+) -> None:
+    response = client.post("/games", json={"kind": kind, "seats": ["Ann", "Bob", "Cy"]})
+
+    assert response.status_code == 201
+    body = response.get_json()
+    game = body["game"]
+    assert game["kind"] == kind and game["status"] == "active"
+    assert [s["name"] for s in game["seats"]] == ["Ann", "Bob", "Cy"]
+    assert response.headers["ETag"] == f'"{game["version"]}"'
+    assert response.headers["Location"] == f"/games/{game['game_id']}"
+    tokens = [s["token"] for s in body["seats"]]
+    assert len(set(tokens)) == 3 and all(len(t) >= 40 for t in tokens)
+    assert [s["authorization"] for s in body["seats"]] == [f"Bearer {t}" for t in tokens]
+
+
+def test_tokens_are_stored_only_as_hashes(
+    api: Api, redis_client: redis.Redis, key_prefix: str
+) -> None:
+    game = api.create("board", 2)
+
+    stored = redis_client.hgetall(f"{key_prefix}:{{{game.game_id}}}:tokens")
+    assert stored == {
+        hashlib.sha256(t.encode()).hexdigest(): str(n) for n, t in enumerate(game.tokens)
+    }
+    for key in redis_client.scan_iter(match=f"{key_prefix}:*"):
+        dump = str(redis_client.dump(key))
+        assert not any(token in dump for token in game.tokens)
+
+
+def test_a_seed_needs_the_admin_token(client: FlaskClient) -> None:
+    body = {"kind": "board", "seats": ["A", "B"], "seed": 42}
+
+    problem(client.post("/games", json=body), 403)
+    first = client.post("/games", json=body, headers=admin())
+    second = client.post("/games", json=body, headers=admin())
+
+    assert first.status_code == second.status_code == 201
+    states = [
+        client.get(f"/games/{r.get_json()['game']['game_id']}/state", headers=admin()).get_json()
+        for r in (first, second)
+    ]
+    assert states[0]["state"] == states[1]["state"]
+
+
+@pytest.mark.parametrize(
+    ("body", "field"),
+    [
+        ({"seats": ["A", "B"]}, "kind"),
+        ({"kind": "chess", "seats": ["A", "B"]}, "kind"),
+        ({"kind": "board", "seats": ["A"]}, "seats"),
+        ({"kind": "board", "seats": ["A", "B", "C", "D", "E"]}, "seats"),
+        ({"kind": "board", "seats": ["A", ""]}, "seats.1"),
+        ({"kind": "board", "seats": ["A", "B"], "colour": "red"}, "colour"),
+        ({"kind": "board", "seats": ["A", "B"], "seed": -1}, "seed"),
+        ({"kind": "board", "seats": ["A", "B"], "seed": True}, "seed"),
+        ({"kind": "board", "seats": ["A", "B"], "options": {"no-such-option": 1}}, None),
+        (["kind", "board"], None),
+    ],
+)
+def test_invalid_creation_is_a_422_naming_the_field(
+    client: FlaskClient, body: object, field: str | None
+) -> None:
+    before = client.get("/games").get_json()["items"]
+
+    found = problem(client.post("/games", json=body, headers=admin()), 422)
+
+    if field is not None:
+        assert found["field"] == field
+    assert client.get("/games").get_json()["items"] == before
+
+
+def test_unreadable_or_non_json_or_huge_bodies(client: FlaskClient) -> None:
+    problem(client.post("/games", data="{", content_type="application/json"), 400)
+    problem(client.post("/games", data="kind=board", content_type="text/plain"), 415)
+    huge = '{"kind": "board", "seats": ["' + "x" * 100_000 + '"]}'
+    problem(client.post("/games", data=huge, content_type="application/json"), 413)
+
+
+def test_an_unknown_or_malformed_token_is_401(client: FlaskClient) -> None:
+    body = {"kind": "board", "seats": ["A", "B"]}
+    found = problem(client.post("/games", json=body, headers=auth("nope")), 401)
+    assert (
+        "Bearer"
+        in client.post("/games", json=body, headers=auth("nope")).headers["WWW-Authenticate"]
+    )
+    assert found["type"] == "/problems/unauthorized"
+    problem(client.post("/games", json=body, headers={"Authorization": "Basic abc"}), 401)
+
+
+def test_list_filters_and_pages_with_a_capped_size(api: Api, client: FlaskClient) -> None:
+    created = [api.create("board").game_id for _ in range(3)] + [api.create("cards").game_id]
+
+    boards = client.get("/games?kind=board").get_json()["items"]
+    assert {g["game_id"] for g in boards} == set(created[:3])
+    pages: list[str] = []
+    url = "/games?limit=2"
+    while True:
+        page = client.get(url).get_json()
+        pages.extend(g["game_id"] for g in page["items"])
+        if page["next_cursor"] is None:
+            break
+        url = f"/games?limit=2&cursor={page['next_cursor']}"
+    assert pages == list(reversed(created))  # newest first
+    assert client.get("/games?status=over").get_json()["items"] == []
+    assert problem(client.get("/games?limit=101"), 400)["field"] == "limit"
+    assert problem(client.get("/games?limit=0"), 400)["field"] == "limit"
+    assert problem(client.get("/games?kind=chess"), 400)["field"] == "kind"
+    assert problem(client.get("/games?limit=2&limit=3"), 400)["field"] == "limit"
+
+
+def test_get_game_and_unknown_games(api: Api, client: FlaskClient) -> None:
+    game = api.create("board", 4)
+
+    response = client.get(f"/games/{game.game_id}")
+
+    assert response.status_code == 200
+    assert response.get_json() == game.body["game"]
+    assert response.headers["ETag"] == f'"{game.version}"'
+    assert problem(client.get("/games/nosuchgame"), 404)["type"] == "/problems/not-found"
+    problem(client.get("/games/bad%20id"), 404)
+    problem(client.get(f"/games/{game.game_id}", headers=auth(game.tokens[0] + "x")), 401)
+
+
+def test_unsupported_methods_are_405_with_allow(api: Api, client: FlaskClient) -> None:
+    game = api.create("board")
+    response = client.delete(f"/games/{game.game_id}")
+    problem(response, 405)
+    assert "GET" in response.headers["Allow"]

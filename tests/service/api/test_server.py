@@ -1,0 +1,86 @@
+"""The production server (``python -m service``: gunicorn gthread, real Redis) keeps
+serving commands while 200 event streams are open, and every stream gets the new events."""
+
+from __future__ import annotations
+
+import random
+import socket
+import time
+from urllib.parse import urlparse
+
+import requests
+
+from tests.service.api.conftest import ADMIN_TOKEN, LiveServer
+
+STREAMS = 200
+COMMANDS = 20
+
+
+def _open_stream(url: str, path: str) -> socket.socket:
+    parsed = urlparse(url)
+    sock = socket.create_connection((parsed.hostname, parsed.port), timeout=30)
+    head = f"GET {path} HTTP/1.1\r\nHost: {parsed.netloc}\r\nAccept: text/event-stream\r\n\r\n"
+    sock.sendall(head.encode())
+    return sock
+
+
+def _read_until(sock: socket.socket, marker: bytes, deadline: float) -> bytes:
+    data = b""
+    while marker not in data:
+        sock.settimeout(max(0.1, deadline - time.monotonic()))
+        chunk = sock.recv(65536)
+        if not chunk:
+            break
+        data += chunk
+    return data
+
+
+def test_two_hundred_open_streams_do_not_block_commands(live_server: LiveServer) -> None:
+    url = live_server.url
+    created = requests.post(
+        f"{url}/games",
+        json={"kind": "board", "seats": ["A", "B", "C"], "seed": 5},
+        headers={"Authorization": f"Bearer {ADMIN_TOKEN}"},
+        timeout=10,
+    )
+    assert created.status_code == 201
+    game_id = created.json()["game"]["game_id"]
+    tokens = [seat["token"] for seat in created.json()["seats"]]
+    version = created.json()["game"]["version"]
+
+    streams = [_open_stream(url, f"/games/{game_id}/events/stream?wait=60") for _ in range(STREAMS)]
+    try:
+        deadline = time.monotonic() + 60
+        # Every stream is being served (it has sent its whole backlog, up to the last event).
+        for sock in streams:
+            head = _read_until(sock, f"id: {version}\n".encode(), deadline)
+            assert head.startswith(b"HTTP/1.1 200"), head[:200]
+
+        rng = random.Random(5)
+        latencies = []
+        session = requests.Session()
+        for _ in range(COMMANDS):
+            pending = session.get(f"{url}/games/{game_id}/pending", timeout=10).json()
+            seat = pending["awaited"][0]
+            auth = {"Authorization": f"Bearer {tokens[seat]}"}
+            legal = session.get(f"{url}/games/{game_id}/legal-commands", headers=auth, timeout=10)
+            started = time.monotonic()
+            posted = session.post(
+                f"{url}/games/{game_id}/commands",
+                json=rng.choice(legal.json()["commands"]),
+                headers={**auth, "If-Match": legal.headers["ETag"]},
+                timeout=10,
+            )
+            latencies.append(time.monotonic() - started)
+            assert posted.status_code == 200, posted.text
+            version = posted.json()["version"]
+
+        assert max(latencies) < 5, latencies  # served promptly, not queued behind streams
+        deadline = time.monotonic() + 60
+        for sock in streams:
+            assert f"id: {version}\n".encode() in _read_until(
+                sock, f"id: {version}\n".encode(), deadline
+            )
+    finally:
+        for sock in streams:
+            sock.close()
