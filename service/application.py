@@ -23,7 +23,9 @@ from __future__ import annotations
 import hashlib
 import json
 import secrets
+import threading
 import uuid
+from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -164,6 +166,7 @@ class GameService:
         *,
         snapshot_every: int = 50,
         idempotency_ttl_s: int = DEFAULT_IDEMPOTENCY_TTL_S,
+        cache_size: int = 0,
     ) -> None:
         self.store = store
         self.snapshots = snapshots
@@ -171,6 +174,13 @@ class GameService:
         self.clock = clock
         self.snapshot_every = snapshot_every
         self.idempotency_ttl_s = idempotency_ttl_s
+        # The latest loaded game per id, in this process. A state at a version never
+        # changes (the stream is append-only, reverts are events too), and every load
+        # reads the stream's current version first, so a process whose copy is behind
+        # (another process appended) folds afresh: several processes stay correct.
+        self.cache_size = cache_size
+        self._cache: OrderedDict[str, LoadedGame] = OrderedDict()
+        self._cache_lock = threading.Lock()
 
     # ------------------------------------------------------------------ writes
     def create_game(  # noqa: PLR0917 (the agreed interface)
@@ -535,6 +545,7 @@ class GameService:
             game.game_id, game.kind, game.rules, state, result.last, info, game.snapshot_version
         )
         self._maybe_snapshot(after)
+        self._remember(after)
         return CommandOutcome(after, stored, replayed=False)
 
     def _envelope(
@@ -582,8 +593,25 @@ class GameService:
             event=event,
         )
 
+    def _remember(self, game: LoadedGame) -> None:
+        if self.cache_size <= 0:
+            return
+        with self._cache_lock:
+            self._cache[game.game_id] = game
+            self._cache.move_to_end(game.game_id)
+            while len(self._cache) > self.cache_size:
+                self._cache.popitem(last=False)
+
+    def _cached(self, game_id: str, version: int) -> LoadedGame | None:
+        with self._cache_lock:
+            game = self._cache.get(game_id)
+        return game if game is not None and game.version == version else None
+
     def _load(self, record: GameRecord, version: int) -> LoadedGame:
         game_id = record.game_id
+        cached = self._cached(game_id, version)
+        if cached is not None:
+            return cached
         kind = record.fields["kind"]
         rules = self.games[kind]
         state, base = self._fold_to(game_id, rules, version)
@@ -591,6 +619,7 @@ class GameService:
         game = LoadedGame(game_id, kind, rules, state, version, info, base)
         if version == record.version:
             self._maybe_snapshot(game)
+            self._remember(game)
         return game
 
     def _state_at(self, game_id: str, rules: GameRules[Any, Any, Any], version: int) -> Any:
@@ -670,11 +699,14 @@ def build_service(
     settings: StoreSettings | None = None,
     games: Mapping[str, GameRules[Any, Any, Any]] | None = None,
     clock: Callable[[], datetime] = utc_now,
+    *,
+    cache_size: int = 0,
+    max_connections: int | None = None,
 ) -> tuple[GameService, StoreConnection]:
     """A GameService on the configured Redis (embedded if no ``REDIS_URL``);
     close the returned connection on shutdown."""
     settings = StoreSettings.from_env() if settings is None else settings
-    connection = connect(settings)
+    connection = connect(settings, max_connections=max_connections)
     service = GameService(
         connection.events,
         connection.snapshots,
@@ -682,5 +714,6 @@ def build_service(
         clock,
         snapshot_every=settings.snapshot_every,
         idempotency_ttl_s=settings.idempotency_ttl_s,
+        cache_size=cache_size,
     )
     return service, connection

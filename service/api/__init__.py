@@ -12,12 +12,10 @@
 
 from __future__ import annotations
 
-import dataclasses
 import os
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qsl, urlsplit
 
 import redis
 from flask import Flask
@@ -25,11 +23,13 @@ from werkzeug.routing import BaseConverter
 
 from service.api import commands, events, games, ops, problems, undo_routes, views
 from service.api.auth import TokenStore
-from service.api.cache import CachedGameService
 from service.api.context import EXTENSION, Services
 from service.api.settings import ApiSettings
 from service.application import GameService, build_service
 from service.config import StoreSettings
+
+# Games kept folded in memory per server process (see GameService's cache).
+GAME_CACHE_SIZE = 2048
 
 
 class GameIdConverter(BaseConverter):
@@ -64,13 +64,6 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     return app
 
 
-def _with_pool_size(url: str, size: int) -> str:
-    if "max_connections" in dict(parse_qsl(urlsplit(url).query)):
-        return url
-    # Appended by hand: urlunsplit would turn "unix:///path" into "unix:/path".
-    return f"{url}{'&' if '?' in url else '?'}max_connections={size}"
-
-
 def _services(config: Mapping[str, Any], settings: ApiSettings) -> Services:
     """The application service on the configured Redis (``GAME_SERVICE`` if given)."""
     env = dict(os.environ)
@@ -78,20 +71,21 @@ def _services(config: Mapping[str, Any], settings: ApiSettings) -> Services:
         if config.get(key):
             env[key] = str(config[key])
     store_settings = StoreSettings.from_env(env)
-    if store_settings.redis_url:
-        # Each server thread may hold a Redis connection (a stream blocks in XREAD): size
-        # the pool for all of them, above redis-py's default of 100.
-        url = _with_pool_size(store_settings.redis_url, settings.redis_max_connections)
-        store_settings = dataclasses.replace(store_settings, redis_url=url)
+    # Each server thread may hold a Redis connection (a stream blocks in XREAD): the
+    # pool is sized for all of them, above redis-py's default of 100.
+    pool = settings.redis_max_connections
     given = config.get("GAME_SERVICE")
     if isinstance(given, GameService):
         if not store_settings.redis_url:
             raise ValueError("GAME_SERVICE needs REDIS_URL too (for the seat tokens)")
-        client = redis.Redis.from_url(store_settings.redis_url, decode_responses=True)
+        client = redis.Redis.from_url(
+            store_settings.redis_url, decode_responses=True, max_connections=pool
+        )
         game_service = given
     else:
-        service, connection = build_service(store_settings)
-        game_service = CachedGameService.wrapping(service)
+        game_service, connection = build_service(
+            store_settings, cache_size=GAME_CACHE_SIZE, max_connections=pool
+        )
         client = connection.client
     return Services(
         games=game_service,

@@ -38,9 +38,13 @@ def no_retries() -> Retry:
     return Retry(NoBackoff(), 0)
 
 
-def connect(settings: StoreSettings | None = None) -> StoreConnection:
+def connect(
+    settings: StoreSettings | None = None, *, max_connections: int | None = None
+) -> StoreConnection:
     """Connect to ``settings.redis_url``, or start (or attach to) the embedded Redis
-    on ``settings.redis_dir`` with AOF and the configured fsync policy."""
+    on ``settings.redis_dir`` with AOF and the configured fsync policy.
+    ``max_connections`` sizes the pool (redis-py's default caps it at 100; a server
+    whose threads each block in a stream read needs one per thread)."""
     settings = StoreSettings.from_env() if settings is None else settings
     server: EmbeddedRedis | None = None
     if settings.redis_url:
@@ -50,8 +54,9 @@ def connect(settings: StoreSettings | None = None) -> StoreConnection:
             settings.redis_dir, binary=settings.redis_server, appendfsync=settings.appendfsync
         ).start()
         url = server.url
+    pool: dict[str, int] = {} if max_connections is None else {"max_connections": max_connections}
     client = redis.Redis.from_url(
-        url, decode_responses=True, health_check_interval=30, retry=no_retries()
+        url, decode_responses=True, health_check_interval=30, retry=no_retries(), **pool
     )
     return StoreConnection(
         url=url,

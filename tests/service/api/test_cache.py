@@ -8,7 +8,6 @@ import random
 from flask import Flask
 
 from service.api import create_app
-from service.api.cache import CachedGameService
 from service.api.context import EXTENSION
 from tests.service.api.conftest import ADMIN_TOKEN, Api, domain_state
 from tests.service.api.contract import ContractClient
@@ -21,7 +20,7 @@ def test_two_processes_alternating_on_one_game_see_every_move(
         {"REDIS_URL": redis_url, "TIGRIS_KEY_PREFIX": key_prefix, "TIGRIS_ADMIN_TOKEN": ADMIN_TOKEN}
     )
     other.test_client_class = ContractClient
-    assert isinstance(app.extensions[EXTENSION].games, CachedGameService)
+    assert app.extensions[EXTENSION].games.cache_size > 0
     first, second = Api(app.test_client()), Api(other.test_client())
     game = first.create("board", 3)
     rng = random.Random(9)
