@@ -135,7 +135,6 @@ class TypeRegistry(Generic[T]):
         return tuple(f.name for f in fields(cls))
 
 
-
 def _plain(value: Any) -> Any:
     """JSON-native form: enums as values, tuples and sets as lists, recursively."""
     if isinstance(value, Enum):

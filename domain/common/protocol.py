@@ -46,8 +46,7 @@ class GameRules(Protocol[S, C, E]):
         """Apply one event. ``state`` is None only for the setup event."""
         ...
 
-    def fold(self, events: Iterable[E]) -> S:
-        ...
+    def fold(self, events: Iterable[E]) -> S: ...
 
     def legal_commands(self, state: S, seat: int) -> Iterator[C]:
         """Every command ``decide`` accepts from ``seat`` now, and no other."""
@@ -61,8 +60,7 @@ class GameRules(Protocol[S, C, E]):
         """The pending decision as JSON: who must act and on what."""
         ...
 
-    def is_over(self, state: S) -> bool:
-        ...
+    def is_over(self, state: S) -> bool: ...
 
     def turn(self, state: S) -> tuple[int, int]:
         """``(turn number from 1, active seat)``: undo of one's own action is
