@@ -4,7 +4,8 @@
 
 Reports, per game kind, on one core:
 - ``legal_commands``: full enumeration for the awaited seat, over every position
-  reached in the random games (median, p99);
+  reached in the random games (median, p99), and over the positions where the
+  active player chooses an action (the largest sets: tiles, leaders, swaps...);
 - decide + evolve per command (median, p99), replaying the recorded commands;
 - a complete random 4-player game, commands chosen from ``legal_commands`` (median, max);
 - folding a whole game's events (median, max).
@@ -39,6 +40,7 @@ def bench(rules: GameRules[Any, Any, Any], games: int, seats: int) -> dict[str, 
     game_times: list[float] = []
     fold_times: list[float] = []
     legal_times: list[float] = []
+    action_legal_times: list[float] = []  # positions where the active player picks an action
     step_times: list[float] = []
     lengths: list[int] = []
     for seed in range(1, games + 1):
@@ -57,7 +59,10 @@ def bench(rules: GameRules[Any, Any, Any], games: int, seats: int) -> dict[str, 
             for seat in sorted(rules.awaited(state)):
                 t0 = time.perf_counter()
                 list(rules.legal_commands(state, seat))
-                legal_times.append(time.perf_counter() - t0)
+                elapsed = time.perf_counter() - t0
+                legal_times.append(elapsed)
+                if rules.pending(state).get("decision") == "action":
+                    action_legal_times.append(elapsed)
             t0 = time.perf_counter()
             for event in rules.decide(state, command):
                 state = rules.evolve(state, event)
@@ -67,6 +72,10 @@ def bench(rules: GameRules[Any, Any, Any], games: int, seats: int) -> dict[str, 
         "events per game (median)": f"{statistics.median(lengths):.0f}",
         "legal_commands median": fmt_us(statistics.median(legal_times)),
         "legal_commands p99": fmt_us(percentile(legal_times, 0.99)),
+        "legal_commands median, action positions only": fmt_us(
+            statistics.median(action_legal_times)
+        ),
+        "legal_commands p99, action positions only": fmt_us(percentile(action_legal_times, 0.99)),
         "decide+evolve median": fmt_us(statistics.median(step_times)),
         "decide+evolve p99": fmt_us(percentile(step_times, 0.99)),
         "random 4-player game median": fmt_us(statistics.median(game_times)),
