@@ -16,6 +16,9 @@ Flow of a command: decode it (the caller's seat is put in) → answer from the
 idempotency record if the key was used → load (snapshot + events since) →
 ``rules.decide`` → append with the expected version, atomically with the
 idempotency record and the game's status → evolve → maybe snapshot.
+With the per-process cache, ``handle`` first tries the cached copy without any read:
+the append's version check (and the script's own idempotency check) make that safe,
+so a command is usually one Redis round trip; any refusal retries on the path above.
 """
 
 from __future__ import annotations
@@ -178,8 +181,10 @@ class GameService:
         # changes (the stream is append-only, reverts are events too), and every load
         # reads the stream's current version first, so a process whose copy is behind
         # (another process appended) folds afresh: several processes stay correct.
+        # Next to each game: the newest snapshot version known, so that a game past
+        # ``snapshot_every`` does not ask the snapshot store again on every command.
         self.cache_size = cache_size
-        self._cache: OrderedDict[str, LoadedGame] = OrderedDict()
+        self._cache: OrderedDict[str, tuple[LoadedGame, int]] = OrderedDict()
         self._cache_lock = threading.Lock()
 
     # ------------------------------------------------------------------ writes
@@ -240,9 +245,49 @@ class GameService:
         expected_version: int | None = None,
         idempotency_key: str | None = None,
     ) -> CommandOutcome:
+        cached = self._latest_cached(game_id)
+        if cached is not None:
+            # The fast path: decide on this process's latest copy without first reading
+            # the stream's version; the append's version check proves the copy current
+            # (and the script answers a known idempotency key before anything else).
+            # Should the copy be behind or the command fail on it, the checked path
+            # below answers as if this attempt had never been made: nothing was written.
+            decoded, digest = self._command(cached.kind, command, meta)
+            try:
+                return self._decide_and_append(
+                    cached, decoded, digest, meta, expected_version, idempotency_key
+                )
+            except (RulesError, ConcurrencyError):
+                pass
         record = self._record(game_id)
-        info = _game_info(record)
-        rules = self.games[info.kind]
+        kind = record.fields["kind"]
+        decoded, digest = self._command(kind, command, meta)
+        if idempotency_key is not None:
+            replayed = self._replay_if_known(game_id, idempotency_key, digest)
+            if replayed is not None:
+                return replayed
+        try:
+            # The record read above fixes the version we decide at; should the game move
+            # on meanwhile, the append's version check refuses (or replays a twin).
+            game = self._load(record, record.version)
+            return self._decide_and_append(
+                game, decoded, digest, meta, expected_version, idempotency_key
+            )
+        except (RulesError, ConcurrencyError):
+            # A twin of this request may have been appended since the lookup above,
+            # moving the game on: then the answer is the twin's outcome, not an error.
+            replayed = None
+            if idempotency_key is not None:
+                replayed = self._replay_if_known(game_id, idempotency_key, digest)
+            if replayed is None:
+                raise
+            return replayed
+
+    def _command(
+        self, kind: str, command: Mapping[str, Any] | object, meta: CommandMeta
+    ) -> tuple[object, str]:
+        """The command decoded for a ``kind`` game, and its idempotency hash."""
+        rules = self.games[kind]
         if isinstance(command, Mapping):
             body = dict(command)
             if meta.seat is not None:
@@ -253,32 +298,26 @@ class GameService:
         try:
             command_json = rules.commands.to_json(decoded)
         except KeyError:  # an object, but not a command of this game
-            raise FormatError(f"not a {info.kind} command: {decoded!r}", "type") from None
-        digest = command_hash(info.kind, command_json, meta.actor)
-        if idempotency_key is not None:
-            replayed = self._replay_if_known(game_id, idempotency_key, digest)
-            if replayed is not None:
-                return replayed
-        try:
-            # The record read above fixes the version we decide at; should the game move
-            # on meanwhile, the append's version check refuses (or replays a twin).
-            game = self._load(record, record.version)
-            self._check_expected(game, expected_version)
-            events = rules.decide(game.state, decoded)
-        except (RulesError, ConcurrencyError):
-            # A twin of this request may have been appended since the lookup above,
-            # moving the game on: then the answer is the twin's outcome, not an error.
-            replayed = None
-            if idempotency_key is not None:
-                replayed = self._replay_if_known(game_id, idempotency_key, digest)
-            if replayed is None:
-                raise
-            return replayed
+            raise FormatError(f"not a {kind} command: {decoded!r}", "type") from None
+        return decoded, command_hash(kind, command_json, meta.actor)
+
+    def _decide_and_append(  # noqa: PLR0917 (one step of handle)
+        self,
+        game: LoadedGame,
+        decoded: object,
+        digest: str,
+        meta: CommandMeta,
+        expected_version: int | None,
+        idempotency_key: str | None,
+    ) -> CommandOutcome:
+        self._check_expected(game, expected_version)
+        rules = game.rules
+        events = rules.decide(game.state, decoded)
         state = game.state
         for event in events:
             state = rules.evolve(state, event)
         recorded_at = meta.recorded_at or self.clock().astimezone(UTC).isoformat()
-        envelopes = [self._envelope(rules.events, info.kind, e, meta, recorded_at) for e in events]
+        envelopes = [self._envelope(rules.events, game.kind, e, meta, recorded_at) for e in events]
         return self._append(
             game=game,
             envelopes=envelopes,
@@ -544,8 +583,8 @@ class GameService:
         after = LoadedGame(
             game.game_id, game.kind, game.rules, state, result.last, info, game.snapshot_version
         )
-        self._maybe_snapshot(after)
-        self._remember(after)
+        known = max(after.snapshot_version, self._known_snapshot(after.game_id))
+        self._remember(after, self._maybe_snapshot(after, known))
         return CommandOutcome(after, stored, replayed=False)
 
     def _envelope(
@@ -593,18 +632,28 @@ class GameService:
             event=event,
         )
 
-    def _remember(self, game: LoadedGame) -> None:
+    def _remember(self, game: LoadedGame, known_snapshot: int) -> None:
         if self.cache_size <= 0:
             return
         with self._cache_lock:
-            self._cache[game.game_id] = game
+            self._cache[game.game_id] = (game, known_snapshot)
             self._cache.move_to_end(game.game_id)
             while len(self._cache) > self.cache_size:
                 self._cache.popitem(last=False)
 
-    def _cached(self, game_id: str, version: int) -> LoadedGame | None:
+    def _latest_cached(self, game_id: str) -> LoadedGame | None:
+        """This process's latest copy of the game; possibly behind the stream."""
         with self._cache_lock:
-            game = self._cache.get(game_id)
+            entry = self._cache.get(game_id)
+        return None if entry is None else entry[0]
+
+    def _known_snapshot(self, game_id: str) -> int:
+        with self._cache_lock:
+            entry = self._cache.get(game_id)
+        return 0 if entry is None else entry[1]
+
+    def _cached(self, game_id: str, version: int) -> LoadedGame | None:
+        game = self._latest_cached(game_id)
         return game if game is not None and game.version == version else None
 
     def _load(self, record: GameRecord, version: int) -> LoadedGame:
@@ -618,8 +667,7 @@ class GameService:
         info = _game_info(record)
         game = LoadedGame(game_id, kind, rules, state, version, info, base)
         if version == record.version:
-            self._maybe_snapshot(game)
-            self._remember(game)
+            self._remember(game, self._maybe_snapshot(game, base))
         return game
 
     def _state_at(self, game_id: str, rules: GameRules[Any, Any, Any], version: int) -> Any:
@@ -653,14 +701,17 @@ class GameService:
             raise VersionNotFound(game_id, version, reached)
         return state, base_version
 
-    def _maybe_snapshot(self, game: LoadedGame) -> None:
-        if self.snapshots is None or game.version - game.snapshot_version < self.snapshot_every:
-            return
+    def _maybe_snapshot(self, game: LoadedGame, known: int) -> int:
+        """Snapshot ``game`` unless a recent one exists; ``known`` is the newest snapshot
+        version known here. Returns the newest snapshot version known afterwards."""
+        if self.snapshots is None or game.version - known < self.snapshot_every:
+            return known
         latest = self.snapshots.latest(game.game_id)
         if latest is not None and game.version - latest.version < self.snapshot_every:
-            return
+            return latest.version
         position = game.rules.dump_position(game.state)
         self.snapshots.put(game.game_id, Snapshot(game.version, position))
+        return game.version
 
 
 @dataclass(frozen=True)

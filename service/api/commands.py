@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import uuid
+from functools import cache
 
 from flask import Blueprint, Response, request
 
@@ -16,13 +17,19 @@ from service.application import CommandMeta
 blueprint = Blueprint("commands", __name__)
 
 
+@cache
+def _envelope_schema() -> CommandEnvelopeSchema:
+    # Built once: a marshmallow schema is reusable, and building one costs more than a load.
+    return CommandEnvelopeSchema()
+
+
 @blueprint.post("/games/<gid:game_id>/commands")
 def post_command(game_id: str) -> Response:
     caller = caller_for(game_id)
     seat = caller.require_seat("send commands")
     expected = expected_version()
     key = idempotency_key()
-    command = load_body(CommandEnvelopeSchema())
+    command = load_body(_envelope_schema())
     if command.pop("seat", seat) != seat:
         raise forbidden(f"this token plays seat {seat} only")
     meta = CommandMeta(

@@ -53,10 +53,13 @@ def store(backend: Backend) -> EventStore:
     return backend.events
 
 
-@pytest.fixture
-def service(backend: Backend) -> GameService:
+@pytest.fixture(params=[0, 16], ids=["uncached", "cached"])
+def service(backend: Backend, request: pytest.FixtureRequest) -> GameService:
+    """With and without the per-process game cache (which gives ``handle`` its fast path)."""
     games: dict[str, Any] = {"pile": PILE}
-    return GameService(backend.events, backend.snapshots, games, snapshot_every=4)
+    return GameService(
+        backend.events, backend.snapshots, games, snapshot_every=4, cache_size=request.param
+    )
 
 
 def new_game_id() -> str:

@@ -186,6 +186,33 @@ def test_a_finished_game_is_marked_over(service: GameService) -> None:
     assert service.game_info(game_id).status == "over"
 
 
+def test_two_cached_services_on_one_store_never_decide_on_a_stale_copy(
+    backend: Backend,
+) -> None:
+    # Two server processes, each with its own cache: each one's copy is behind after
+    # the other appended, so its fast path must fall back to the checked path.
+    first, second = (
+        GameService(backend.events, backend.snapshots, {"pile": PILE}, cache_size=4)
+        for _ in range(2)
+    )
+    game_id = new_pile(first)
+    for turn in range(6):
+        service = (first, second)[turn % 2]
+        version = 2 + turn
+        outcome = take(service, game_id, 1, turn % 2, expected_version=version)
+        assert [e.version for e in outcome.events] == [version + 1]
+        assert outcome.game.state.next_seat == (turn + 1) % 2
+    with pytest.raises(ConcurrencyError):
+        take(first, game_id, 1, 0, expected_version=7)  # first's copy is at 7, the game at 8
+    with pytest.raises(NotAwaited):
+        take(first, game_id, 1, 1)  # legal on first's stale copy, not on the game
+    replayed = take(second, game_id, 1, 0, idempotency_key="k")
+    again = take(first, game_id, 1, 0, idempotency_key="k")  # first is still behind
+    assert again.replayed
+    assert again.events == replayed.events
+    assert first.load(game_id).version == second.load(game_id).version == 9
+
+
 # -- idempotency -------------------------------------------------------------------
 def test_the_same_command_fifty_times_yields_one_set_of_events(service: GameService) -> None:
     game_id = new_pile(service)
