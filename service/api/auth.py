@@ -73,6 +73,10 @@ class TokenStore:
             pipe.execute()
         return tokens
 
+    def revoke(self, game_id: str) -> None:
+        """Forget every token of a game (one whose creation failed after issuing)."""
+        self._redis.delete(self._key(game_id))
+
     def seat_of(self, game_id: str, token: str) -> int | None:
         digest = hash_token(token)
         known = self._known.get((game_id, digest))

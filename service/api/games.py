@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import uuid
 
+import redis
 from flask import Blueprint, Response
 
 from service.api.context import caller_for, services
@@ -26,8 +28,18 @@ def create_game() -> Response:
     meta = CommandMeta(
         command_id=uuid.uuid4().hex, actor="admin" if caller.admin else "system", seat=None
     )
-    game = found.games.create_game(body["kind"], body["seats"], body["options"], body["seed"], meta)
-    tokens = found.tokens.issue(game.game_id, len(body["seats"]))
+    # The tokens are stored first, so that no game ever exists without its seats' tokens;
+    # if the game then cannot be created, they are withdrawn again.
+    game_id = uuid.uuid4().hex
+    tokens = found.tokens.issue(game_id, len(body["seats"]))
+    try:
+        game = found.games.create_game(
+            body["kind"], body["seats"], body["options"], body["seed"], meta, game_id=game_id
+        )
+    except Exception:
+        with contextlib.suppress(redis.RedisError):
+            found.tokens.revoke(game_id)
+        raise
     seats = [
         {"seat": seat, "name": name, "token": token, "authorization": f"Bearer {token}"}
         for seat, (name, token) in enumerate(zip(body["seats"], tokens, strict=True))

@@ -74,7 +74,11 @@ def test_a_seed_needs_the_admin_token(client: FlaskClient) -> None:
     ],
 )
 def test_invalid_creation_is_a_422_naming_the_field(
-    client: FlaskClient, body: object, field: str | None
+    client: FlaskClient,
+    body: object,
+    field: str | None,
+    redis_client: redis.Redis,
+    key_prefix: str,
 ) -> None:
     before = client.get("/games").get_json()["items"]
 
@@ -83,6 +87,8 @@ def test_invalid_creation_is_a_422_naming_the_field(
     if field is not None:
         assert found["field"] == field
     assert client.get("/games").get_json()["items"] == before
+    # nothing is left behind, not even the tokens issued before the game was refused
+    assert list(redis_client.scan_iter(match=f"{key_prefix}:*")) == []
 
 
 def test_unreadable_or_non_json_or_huge_bodies(client: FlaskClient) -> None:
