@@ -43,6 +43,7 @@ from service.errors import (
     GameExists,
     GameNotFound,
     IdempotencyConflict,
+    StoreUnavailable,
     VersionNotFound,
 )
 from service.events import (
@@ -681,7 +682,7 @@ class GameService:
         base_state: Any = None
         base_version = 0
         if self.snapshots is not None:
-            snapshot = self.snapshots.latest(game_id, at_most=version)
+            snapshot = self._latest_snapshot(game_id, at_most=version)
             if snapshot is not None:
                 try:
                     base_state = rules.load_position(snapshot.position)
@@ -706,12 +707,23 @@ class GameService:
         version known here. Returns the newest snapshot version known afterwards."""
         if self.snapshots is None or game.version - known < self.snapshot_every:
             return known
-        latest = self.snapshots.latest(game.game_id)
+        latest = self._latest_snapshot(game.game_id)
         if latest is not None and game.version - latest.version < self.snapshot_every:
             return latest.version
         position = game.rules.dump_position(game.state)
-        self.snapshots.put(game.game_id, Snapshot(game.version, position))
+        try:
+            self.snapshots.put(game.game_id, Snapshot(game.version, position))
+        except StoreUnavailable:
+            return known  # the events are stored: a command never fails for its cache
         return game.version
+
+    def _latest_snapshot(self, game_id: str, at_most: int | None = None) -> Snapshot | None:
+        """The newest snapshot at or before ``at_most``; a failing cache is a miss."""
+        assert self.snapshots is not None
+        try:
+            return self.snapshots.latest(game_id, at_most=at_most)
+        except StoreUnavailable:
+            return None
 
 
 @dataclass(frozen=True)

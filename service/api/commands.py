@@ -5,10 +5,16 @@ from __future__ import annotations
 import uuid
 from functools import cache
 
-from flask import Blueprint, Response, request
+from flask import Blueprint, Response
 
 from service.api.context import caller_for, services
-from service.api.http import expected_version, idempotency_key, json_response, load_body
+from service.api.http import (
+    expected_version,
+    idempotency_key,
+    json_response,
+    load_body,
+    request_id,
+)
 from service.api.presenters import events_json
 from service.api.problems import forbidden
 from service.api.schemas import CommandEnvelopeSchema
@@ -29,6 +35,7 @@ def post_command(game_id: str) -> Response:
     seat = caller.require_seat("send commands")
     expected = expected_version()
     key = idempotency_key()
+    correlation_id = request_id()
     command = load_body(_envelope_schema())
     if command.pop("seat", seat) != seat:
         raise forbidden(f"this token plays seat {seat} only")
@@ -36,7 +43,7 @@ def post_command(game_id: str) -> Response:
         command_id=uuid.uuid4().hex,
         actor=caller.actor,
         seat=seat,
-        correlation_id=request.headers.get("X-Request-ID"),
+        correlation_id=correlation_id,
     )
     outcome = services().games.handle(
         game_id, command, meta=meta, expected_version=expected, idempotency_key=key

@@ -18,7 +18,7 @@ from flask import Blueprint, Response, request, stream_with_context
 from service.api.auth import Caller
 from service.api.context import caller_for, services
 from service.api.http import json_response, load_query
-from service.api.presenters import event_json, events_json
+from service.api.presenters import events_json
 from service.api.problems import bad_request
 from service.api.schemas import EventListQuerySchema, StreamQuerySchema
 from service.application import GameService
@@ -36,9 +36,10 @@ def list_events(game_id: str) -> Response:
     current = games.load(game_id)
     page = games.events(game_id, after_version=query["after"], limit=query["limit"])
     next_after = page[-1].version if page and page[-1].version < current.version else None
+    later = [] if next_after is None else games.events(game_id, after_version=next_after)
     body = {
         "version": current.version,
-        "items": events_json(page, caller, current),
+        "items": events_json(page, caller, current, games=games, later=later),
         "next_after": next_after,
     }
     return json_response(body, version=current.version)
@@ -95,8 +96,12 @@ def _stream(
                 yield ": keep-alive\n\n"
                 continue
         current = games.load(game_id)
-        for event in batch:
-            body = json.dumps(event_json(event, caller, current), separators=(",", ":"))
+        last = batch[-1].version
+        later = [] if last >= current.version else games.events(game_id, after_version=last)
+        for event, item in zip(
+            batch, events_json(batch, caller, current, games=games, later=later), strict=True
+        ):
+            body = json.dumps(item, separators=(",", ":"))
             yield f"id: {event.version}\nevent: game-event\ndata: {body}\n\n"
         after = batch[-1].version
         deadline = time.monotonic() + wait_s

@@ -12,7 +12,7 @@ from marshmallow import Schema, ValidationError
 from service.api.problems import ApiProblem, bad_request
 
 _ETAG = re.compile(r'^(?:W/)?"?([0-9]{1,15})"?$')
-_IDEMPOTENCY_KEY = re.compile(r"^[!-~]{1,100}$")
+_CLIENT_KEY = re.compile(r"^[!-~]{1,100}\Z")
 ANY_VERSION = None
 
 
@@ -48,7 +48,10 @@ def json_body() -> Any:
             "Unsupported media type",
             "the body must be application/json",
         )
-    data = request.get_json(silent=True)
+    try:
+        data = request.get_json(silent=True)
+    except RecursionError:  # nested too deep for the parser (silent=True covers ValueError only)
+        raise bad_request("the body is nested too deeply", "body") from None
     if data is None and request.get_data(cache=True).strip() != b"null":
         raise bad_request("the body is not valid JSON", "body")
     return data
@@ -82,11 +85,18 @@ def expected_version() -> int | None:
 
 
 def idempotency_key() -> str | None:
-    key = request.headers.get("Idempotency-Key")
+    return _client_key("Idempotency-Key")
+
+
+def request_id() -> str | None:
+    """``X-Request-ID``: stored in every event of the command as its correlation id."""
+    return _client_key("X-Request-ID")
+
+
+def _client_key(header: str) -> str | None:
+    key = request.headers.get(header)
     if key is None:
         return None
-    if not _IDEMPOTENCY_KEY.match(key):
-        raise bad_request(
-            "Idempotency-Key must be 1-100 printable ASCII characters", "Idempotency-Key"
-        )
+    if not _CLIENT_KEY.match(key):
+        raise bad_request(f"{header} must be 1-100 printable ASCII characters", header)
     return key

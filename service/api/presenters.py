@@ -7,17 +7,13 @@ game has ended. Service events (undo requests, reverts) are public.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Sequence
 from typing import Any
 
 from domain.common.codec import JSON
 from service.api.auth import Caller
-from service.application import GameInfo, LoadedGame, StoredEvent
-from service.events import SERVICE_KIND
-
-
-def etag(version: int) -> str:
-    return f'"{version}"'
+from service.application import GameInfo, GameService, LoadedGame, StoredEvent
+from service.events import SERVICE_KIND, GameReverted
 
 
 def viewer_label(caller: Caller) -> str:
@@ -60,14 +56,18 @@ def state_json(game: LoadedGame, caller: Caller, *, public: bool = False) -> JSO
     }
 
 
-def event_json(event: StoredEvent, caller: Caller, current: LoadedGame) -> JSON:
+def event_json(
+    event: StoredEvent, caller: Caller, current: LoadedGame, state_after: Any = None
+) -> JSON:
     """One event as ``caller`` may see it. ``current`` is the game now: once it has ended,
-    ``event_view`` shows everything (history is public after the end)."""
+    ``event_view`` shows everything (history is public after the end). ``state_after``
+    replaces the current state for an event that a revert took back (``events_json``)."""
     metadata = event.metadata
     if event.type.startswith(SERVICE_KIND + ".") or caller.admin:
         data: dict[str, Any] = dict(event.data)
     else:
-        data = current.rules.event_view(event.event, caller.seat, current.state)
+        after = current.state if state_after is None else state_after
+        data = current.rules.event_view(event.event, caller.seat, after)
     return {
         "version": event.version,
         "type": event.type,
@@ -79,8 +79,49 @@ def event_json(event: StoredEvent, caller: Caller, current: LoadedGame) -> JSON:
     }
 
 
-def events_json(events: Iterable[StoredEvent], caller: Caller, current: LoadedGame) -> list[JSON]:
-    return [event_json(event, caller, current) for event in events]
+def events_json(
+    events: Sequence[StoredEvent],
+    caller: Caller,
+    current: LoadedGame,
+    *,
+    games: GameService | None = None,
+    later: Sequence[StoredEvent] = (),
+) -> list[JSON]:
+    """``events`` as ``caller`` may see them. With ``games`` (and ``later``: every event
+    after ``events``), events that a revert took back are redacted against the state
+    right after them, not the current one: the current state is no state after them
+    (a card they laid face down may be back in its owner's hand). Without ``games``,
+    ``events`` must lie on the game's current line (e.g. just appended)."""
+    gone: set[int] = set()
+    if games is not None and not caller.admin and not current.rules.is_over(current.state):
+        gone = taken_back([*events, *later], current.version)
+    return [
+        event_json(
+            event,
+            caller,
+            current,
+            games.load_at(current.game_id, event.version).state
+            if games is not None and event.version in gone
+            else None,
+        )
+        for event in events
+    ]
+
+
+def taken_back(log_suffix: Sequence[StoredEvent], current_version: int) -> set[int]:
+    """Versions that reverts took back, i.e. off the line that leads to ``current_version``.
+    ``log_suffix`` runs up to ``current_version``: reverts before it cannot take back
+    anything in it."""
+    reverts = {
+        e.version: e.event.to_version for e in log_suffix if isinstance(e.event, GameReverted)
+    }
+    gone: set[int] = set()
+    line = current_version  # walking the current line back from its end
+    for version in sorted(reverts, reverse=True):
+        if version <= line:  # a revert on the line: what lies between is off it
+            gone.update(range(reverts[version] + 1, version))
+            line = reverts[version]
+    return gone
 
 
 def command_json(rules_json: JSON) -> JSON:

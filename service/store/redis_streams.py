@@ -122,6 +122,16 @@ def _guard() -> Iterator[None]:
         raise
 
 
+@contextlib.contextmanager
+def _cache_guard() -> Iterator[None]:
+    """Any failure of the snapshot cache (Redis down, or a key gone bad) is StoreUnavailable,
+    which the application service takes for a cache miss."""
+    try:
+        yield
+    except redis.RedisError as exc:
+        raise StoreUnavailable(f"snapshot cache unavailable: {exc}") from exc
+
+
 class RedisKeys:
     """Key names of one deployment (see the module docstring)."""
 
@@ -332,7 +342,7 @@ class RedisSnapshotStore(SnapshotStore):
     def latest(self, game_id: str, at_most: int | None = None) -> Snapshot | None:
         check_game_id(game_id)
         top = "+inf" if at_most is None else at_most
-        with _guard():
+        with _cache_guard():
             found = self.client.zrevrangebyscore(
                 self.keys.snapshots(game_id), top, "-inf", start=0, num=1
             )
@@ -342,7 +352,7 @@ class RedisSnapshotStore(SnapshotStore):
         check_game_id(game_id)
         key = self.keys.snapshots(game_id)
         member = _dumps({"version": snapshot.version, "position": snapshot.position})
-        with _guard():
+        with _cache_guard():
             pipe = self.client.pipeline(transaction=True)
             pipe.zremrangebyscore(key, snapshot.version, snapshot.version)
             pipe.zadd(key, {member: snapshot.version})
@@ -351,19 +361,19 @@ class RedisSnapshotStore(SnapshotStore):
 
     def versions(self, game_id: str) -> list[int]:
         check_game_id(game_id)
-        with _guard():
+        with _cache_guard():
             scored = self.client.zrange(self.keys.snapshots(game_id), 0, -1, withscores=True)
         return [int(score) for _, score in scored]
 
     def get(self, game_id: str, version: int) -> Snapshot | None:
         check_game_id(game_id)
-        with _guard():
+        with _cache_guard():
             found = self.client.zrangebyscore(self.keys.snapshots(game_id), version, version)
         return _parse_snapshot(found[0]) if found else None
 
     def delete(self, game_id: str) -> None:
         check_game_id(game_id)
-        with _guard():
+        with _cache_guard():
             self.client.delete(self.keys.snapshots(game_id))
 
 

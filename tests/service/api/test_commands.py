@@ -128,3 +128,18 @@ def test_malformed_commands(api: Api, client: FlaskClient, kind: str) -> None:
     problem(client.post(url, json=[command], headers=headers), 422)
     problem(client.post("/games/nosuch/commands", json=command, headers=headers), 404)
     assert api.version(game) == game.version
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_bad_request_id_is_refused_not_stored(api: Api, kind: str) -> None:
+    # X-Request-ID goes into the metadata of every event of the command, for good:
+    # it is bounded like Idempotency-Key and refused (changing nothing) otherwise.
+    game = api.create(kind)
+    seat, command = _first_move(api, game)
+
+    for bad in ("x" * 101, "two words"):
+        found = problem(api.command(game, seat, command, headers={"X-Request-ID": bad}), 400)
+        assert found["field"] == "X-Request-ID"
+    assert api.version(game) == game.version
+    accepted = api.command(game, seat, command, headers={"X-Request-ID": "req-1"})
+    assert accepted.status_code == 200, accepted.get_json()

@@ -98,6 +98,13 @@ def test_unreadable_or_non_json_or_huge_bodies(client: FlaskClient) -> None:
     problem(client.post("/games", data=huge, content_type="application/json"), 413)
 
 
+def test_deeply_nested_json_is_a_400_not_a_500(client: FlaskClient) -> None:
+    # Small enough for the size limit, deep enough to exhaust the JSON parser's recursion.
+    nested = "[" * 5000 + "]" * 5000
+    body = problem(client.post("/games", data=nested, content_type="application/json"), 400)
+    assert body["field"] == "body"
+
+
 def test_an_unknown_or_malformed_token_is_401(client: FlaskClient) -> None:
     body = {"kind": "board", "seats": ["A", "B"]}
     found = problem(client.post("/games", json=body, headers=auth("nope")), 401)

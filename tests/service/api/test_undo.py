@@ -184,3 +184,40 @@ def test_bad_undo_requests_change_nothing(api: Api, client: FlaskClient, kind: s
     problem(client.get(f"{url}/{'0' * 32}"), 404)
     assert api.version(game) == now
     assert client.get(url).get_json()["items"] == []
+
+
+def test_a_face_down_card_taken_back_stays_hidden_in_the_log(api: Api, client: FlaskClient) -> None:
+    # Seed 2: seat 0 soon joins two kingdoms with a card face down on a bridge (C-JOIN-1)
+    # and must still act itself, so it may take the card back without consent.
+    game = api.create("cards", 2, seed=2)
+    rules, rng = game.rules, random.Random(2)
+    state = rules.fold(domain_events(game, admin_events(client, game)))
+    while True:
+        seat = min(rules.awaited(state))
+        legal = list(rules.legal_commands(state, seat))
+        joins = [c for c in legal if type(c).__name__ == "PlayCard" and c.bridge is not None]
+        command = joins[0] if joins else rng.choice(legal)
+        before = api.version(game)
+        response = api.command(game, seat, rules.commands.to_json(command), if_match="*")
+        assert response.status_code == 200, response.get_json()
+        for event in rules.decide(state, command):
+            state = rules.evolve(state, event)
+        if joins:
+            break
+    joined = [e for e in response.get_json()["events"] if e["type"] == "cards.CardPlayed"]
+    assert (
+        joined
+        and "colour"
+        not in api.get(
+            f"/games/{game.game_id}/events?after={before}", headers=game.seat(1 - seat)
+        ).get_json()["items"][0]["data"]
+    )
+
+    undone = _ask(client, game, seat, before)
+
+    assert undone.status_code == 201 and undone.get_json()["status"] == "applied"
+    # The card is back in seat 0's hand: its colour must not show in anybody else's log.
+    for headers in (game.seat(1 - seat), {}):
+        items = api.get(f"/games/{game.game_id}/events?after={before}", headers=headers)
+        played = items.get_json()["items"][0]
+        assert played["type"] == "cards.CardPlayed" and "colour" not in played["data"]

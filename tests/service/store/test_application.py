@@ -9,6 +9,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 import pytest
+import redis
 
 from domain.common.errors import FormatError, IllegalCommand, NotAwaited
 from service.application import CommandMeta, CommandOutcome, GameService
@@ -21,6 +22,7 @@ from service.errors import (
 )
 from service.events import GameReverted, UndoAnswered, UndoRequested
 from service.store.port import NewEvent
+from service.store.redis_streams import RedisEventStore, RedisSnapshotStore
 from tests.service.store.conftest import Backend, meta
 from tests.service.store.pile_game import PILE, CountersTaken, PileState, TakeCounters
 
@@ -480,3 +482,22 @@ def test_a_revert_cannot_land_inside_one_command(service: GameService, backend: 
         meta=meta(None, "admin"), expected_version=5,
     )  # fmt: skip
     assert position(outcome.game.state) == position(service.load_at(game_id, 4).state)
+
+
+def test_a_broken_snapshot_cache_fails_no_command_and_no_load(
+    redis_client: redis.Redis, key_prefix: str
+) -> None:
+    # A command whose events Redis has taken must be answered as done: were the snapshot
+    # write after it to fail the request, a client without a key would send it again.
+    events = RedisEventStore(redis_client, prefix=key_prefix)
+    snapshots = RedisSnapshotStore(redis_client, prefix=key_prefix)
+    service = GameService(events, snapshots, {"pile": PILE}, snapshot_every=2)
+    game_id = new_pile(service)
+    redis_client.set(snapshots.keys.snapshots(game_id), "not a sorted set")  # a cache gone bad
+
+    for _ in range(3):
+        version = events.version(game_id)
+        outcome = take(service, game_id)
+        assert outcome.game.version == version + len(outcome.events) == events.version(game_id)
+    without_cache = GameService(events, None, {"pile": PILE})
+    assert service.load(game_id).state == without_cache.load(game_id).state
