@@ -23,6 +23,7 @@ from domain.board.notation import format_board
 from domain.common.codec import JSON
 from domain.common.colours import COLOURS
 from domain.common.scoring import best_assignment, rank_players
+from domain.common.seats import check_viewer
 
 DYNASTIES = ("archer", "bull", "pot", "lion")
 
@@ -116,6 +117,7 @@ def result(state: State) -> JSON | None:
 
 
 def view(state: State, viewer: int | None) -> JSON:
+    viewer = check_viewer(viewer, state.seat_count)
     over = state.decision == OVER
     built = {m for m, _ in state.monuments}
     seats = []
@@ -162,6 +164,7 @@ def view(state: State, viewer: int | None) -> JSON:
 
 
 def event_view(event: Event, viewer: int | None, state_after: State) -> JSON:
+    viewer = check_viewer(viewer, state_after.seat_count)
     data = EVENTS.to_json(event)
     if state_after.decision == OVER:
         return data

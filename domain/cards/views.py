@@ -25,6 +25,7 @@ from domain.cards.notation import display_text
 from domain.common.codec import JSON
 from domain.common.colours import COLOURS, Colour
 from domain.common.scoring import best_assignment, rank_players
+from domain.common.seats import check_viewer
 
 
 def awaited(state: State) -> frozenset[int]:
@@ -127,6 +128,7 @@ def display_json(state: State) -> JSON:
 
 def view(state: State, viewer: int | None) -> JSON:
     """What ``viewer`` (a seat, or None for a spectator) may see."""
+    viewer = check_viewer(viewer, state.seat_count)
     ended = state.over is not None
     everything = ended
     players = []
@@ -190,6 +192,7 @@ COLOUR_OF_SHIP: dict[Card, str] = {
 
 def event_view(event: Event, viewer: int | None, state_after: State) -> JSON:
     """An event as ``viewer`` may see it: others' draws as a count, no seed."""
+    viewer = check_viewer(viewer, state_after.seat_count)
     data: dict[str, Any] = EVENTS.to_json(event)
     if state_after.over is not None:
         return data
