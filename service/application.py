@@ -11,6 +11,9 @@ Additions to it, all backwards compatible:
 - ``StoredEvent.stream_id`` is ``"<version>-0"``: stream entries carry their version as id.
 - ``list_games`` lists newest first; the cursor is opaque.
 - ``check_snapshots`` compares every cached snapshot of a game with a full fold.
+- ``check_revert_target`` (public, so the HTTP layer can refuse an undo request early) raises
+  ``RevertNotAllowed`` (a ``FormatError``); ``events``/``wait_for_events`` take the ``game``
+  just loaded, to spare another read of its info.
 
 Flow of a command: decode it (the caller's seat is put in) → answer from the
 idempotency record if the key was used → load (snapshot + events since) →
@@ -43,6 +46,7 @@ from service.errors import (
     GameExists,
     GameNotFound,
     IdempotencyConflict,
+    RevertNotAllowed,
     StoreUnavailable,
     VersionNotFound,
 )
@@ -345,7 +349,7 @@ class GameService:
             if not isinstance(event, GameReverted | UndoRequested | UndoAnswered):
                 raise FormatError(f"not a service event: {event!r}", "events")
             if isinstance(event, GameReverted | UndoRequested):
-                self._check_revert_target(game, event.to_version)
+                self.check_revert_target(game, event.to_version)
         recorded_at = meta.recorded_at or self.clock().astimezone(UTC).isoformat()
         stored = [_Local(game.version + n, e) for n, e in enumerate(events, start=1)]
         state, _ = replay(
@@ -384,6 +388,27 @@ class GameService:
             game_id, [event], meta=meta, expected_version=expected_version
         )
 
+    def check_revert_target(self, game: LoadedGame, to_version: int) -> None:
+        """Raise ``RevertNotAllowed`` unless ``game`` may go back to ``to_version``: after
+        its setup, before its current version, and between two commands."""
+        low = game.info.start_version
+        if not isinstance(to_version, int) or not low <= to_version < game.version:
+            raise RevertNotAllowed(
+                f"can revert only to a version in {low}..{game.version - 1}, not {to_version!r}",
+                "to_version",
+            )
+        # Only between commands: the middle of one command's events (say, after a
+        # placement but before its draw) is no position a game can continue from.
+        around = self.store.read_range(game.game_id, to_version, to_version + 1)
+        if (
+            len(around) == 2
+            and around[0].metadata.get("command_id") == around[1].metadata.get("command_id")
+            and not around[1].type.startswith(f"{SERVICE_KIND}.")
+        ):
+            raise RevertNotAllowed(
+                f"version {to_version} lies inside the events of one command", "to_version"
+            )
+
     # ------------------------------------------------------------------- reads
     def load(self, game_id: str) -> LoadedGame:
         record = self._record(game_id)
@@ -397,22 +422,34 @@ class GameService:
         return self._load(record, version)
 
     def events(
-        self, game_id: str, after_version: int = 0, limit: int | None = None
+        self,
+        game_id: str,
+        after_version: int = 0,
+        limit: int | None = None,
+        *,
+        game: LoadedGame | None = None,
     ) -> list[StoredEvent]:
-        info = self.game_info(game_id)
+        """``game``: the game as the caller just loaded it, which spares reading its info."""
+        kind = self.game_info(game_id).kind if game is None else game.kind
         if after_version < 0:
             raise FormatError(f"after_version must be >= 0, not {after_version}", "after_version")
         if limit is not None and limit < 1:
             raise FormatError(f"limit must be >= 1, not {limit}", "limit")
         records = self.store.read(game_id, after_version, limit)
-        return [self._decode(info.kind, r) for r in records]
+        return [self._decode(kind, r) for r in records]
 
     def wait_for_events(
-        self, game_id: str, after_version: int, timeout_s: float
+        self,
+        game_id: str,
+        after_version: int,
+        timeout_s: float,
+        *,
+        game: LoadedGame | None = None,
     ) -> list[StoredEvent]:
-        info = self.game_info(game_id)
+        """``game``: the game as the caller just loaded it, which spares reading its info."""
+        kind = self.game_info(game_id).kind if game is None else game.kind
         records = self.store.wait(game_id, after_version, timeout_s)
-        return [self._decode(info.kind, r) for r in records]
+        return [self._decode(kind, r) for r in records]
 
     def game_info(self, game_id: str) -> GameInfo:
         return _game_info(self._record(game_id))
@@ -430,7 +467,7 @@ class GameService:
         found: list[GameInfo] = []
         while True:
             ids, next_cursor = self.store.list_game_ids(cursor, limit)
-            records = [self.store.info(game_id) for game_id in ids]
+            records = self.store.infos(ids)  # one round trip per page
             for game_id, record in zip(ids, records, strict=True):
                 if record is None:
                     continue
@@ -497,25 +534,6 @@ class GameService:
     def _check_expected(self, game: LoadedGame, expected_version: int | None) -> None:
         if expected_version is not None and expected_version != game.version:
             raise ConcurrencyError(expected_version, game.version, game.game_id)
-
-    def _check_revert_target(self, game: LoadedGame, to_version: int) -> None:
-        low = game.info.start_version
-        if not isinstance(to_version, int) or not low <= to_version < game.version:
-            raise FormatError(
-                f"can revert only to a version in {low}..{game.version - 1}, not {to_version!r}",
-                "to_version",
-            )
-        # Only between commands: the middle of one command's events (say, after a
-        # placement but before its draw) is no position a game can continue from.
-        around = self.store.read_range(game.game_id, to_version, to_version + 1)
-        if (
-            len(around) == 2
-            and around[0].metadata.get("command_id") == around[1].metadata.get("command_id")
-            and not around[1].type.startswith(f"{SERVICE_KIND}.")
-        ):
-            raise FormatError(
-                f"version {to_version} lies inside the events of one command", "to_version"
-            )
 
     def _replay_if_known(self, game_id: str, key: str, digest: str) -> CommandOutcome | None:
         found = self.store.lookup_idempotency(game_id, key)

@@ -1,10 +1,12 @@
 """Errors of the storage and application layer (the domain has its own in domain.common.errors).
 
 The HTTP layer maps them: GameNotFound/VersionNotFound -> 404, ConcurrencyError -> 409/412,
-IdempotencyConflict -> 422, StoreUnavailable -> 503.
+IdempotencyConflict -> 422, RevertNotAllowed -> 409, StoreUnavailable -> 503.
 """
 
 from __future__ import annotations
+
+from domain.common.errors import FormatError
 
 
 class ServiceError(Exception):
@@ -55,3 +57,8 @@ class IdempotencyConflict(ServiceError):
 class StoreUnavailable(ServiceError):
     """The event store cannot be reached (or did not answer); the outcome of an append
     in flight is unknown: retry it with the same idempotency key."""
+
+
+class RevertNotAllowed(FormatError):
+    """A revert (or undo request) names a version the game cannot go back to: outside
+    ``start_version..current - 1``, or inside the events of one command."""

@@ -83,21 +83,28 @@ def _stream(
     yield "retry: 2000\n\n"
     deadline = time.monotonic() + wait_s
     while True:
-        batch = games.events(game_id, after_version=after, limit=STREAM_BATCH)
-        if not batch:
-            current = games.load(game_id)
+        # The one read of the game's info in this iteration; only events up to its version
+        # are sent now, so that they are shown as of a state no older than themselves.
+        current = games.load(game_id)
+        ahead = current.version - after
+        if ahead <= 0:
             if current.rules.is_over(current.state):
                 return  # nothing can follow the end
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 return
-            batch = games.wait_for_events(game_id, after, min(heartbeat_s, remaining))
-            if not batch:
+            if not games.wait_for_events(game_id, after, min(heartbeat_s, remaining), game=current):
                 yield ": keep-alive\n\n"
-                continue
-        current = games.load(game_id)
+            continue  # what arrived is sent next time round, with the game as it is then
+        batch = games.events(
+            game_id, after_version=after, limit=min(ahead, STREAM_BATCH), game=current
+        )
         last = batch[-1].version
-        later = [] if last >= current.version else games.events(game_id, after_version=last)
+        later = (
+            games.events(game_id, after_version=last, limit=current.version - last, game=current)
+            if last < current.version
+            else []
+        )
         for event, item in zip(
             batch, events_json(batch, caller, current, games=games, later=later), strict=True
         ):

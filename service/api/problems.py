@@ -20,6 +20,7 @@ from service.errors import (
     ConcurrencyError,
     GameNotFound,
     IdempotencyConflict,
+    RevertNotAllowed,
     StoreUnavailable,
     VersionNotFound,
 )
@@ -150,6 +151,11 @@ def install(app: Flask) -> None:
         return problem_response(
             ApiProblem(422, "invalid-request", "Invalid request", exc.message, field=exc.field)
         )
+
+    @app.errorhandler(RevertNotAllowed)
+    def _revert(exc: RevertNotAllowed) -> Response:
+        # A well-formed request whose target the game's history refuses: a conflict.
+        return problem_response(conflict("undo-not-allowed", "Undo not allowed", exc.message))
 
     @app.errorhandler(RulesError)
     def _rules(exc: RulesError) -> Response:

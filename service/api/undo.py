@@ -104,15 +104,6 @@ def is_fully_approved(record: UndoRecord, seat_count: int) -> bool:
     return ADMIN in record.approved_by or not record.awaiting(seat_count)
 
 
-def is_command_boundary(events: Sequence[StoredEvent], version: int) -> bool:
-    """True when ``version`` ends a command: the next event belongs to another command."""
-    by_version = {event.version: event for event in events}
-    here, after = by_version.get(version), by_version.get(version + 1)
-    if here is None or after is None:
-        return here is not None
-    return here.metadata.get("command_id") != after.metadata.get("command_id")
-
-
 def is_self_undo(
     events_since: Sequence[StoredEvent],
     seat: int,

@@ -14,7 +14,6 @@ from service.api.schemas import UndoAnswerSchema, UndoRequestCreateSchema
 from service.api.undo import (
     ADMIN,
     UndoRecord,
-    is_command_boundary,
     is_fully_approved,
     is_self_undo,
     open_request,
@@ -76,21 +75,8 @@ def request_undo(game_id: str) -> Response:
     target = body["to_version"]
     if game.rules.is_over(game.state):
         raise conflict("game-over", "Game over", "a finished game cannot be undone")
+    games.check_revert_target(game, target)  # 409 undo-not-allowed (see problems.py)
     events = games.events(game_id)
-    start = game.info.start_version
-    if not start <= target < version:
-        raise conflict(
-            "undo-not-allowed",
-            "Undo not allowed",
-            f"to_version must lie between the end of the setup ({start}) "
-            f"and the current version {version} (exclusive)",
-        )
-    if not is_command_boundary(events, target):
-        raise conflict(
-            "undo-not-allowed",
-            "Undo not allowed",
-            f"version {target} lies inside a command; pick the version a command ended at",
-        )
     records = undo_records(events)
     if open_request(records) is not None:
         raise conflict("undo-pending", "Undo pending", "another undo request is still open")

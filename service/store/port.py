@@ -146,6 +146,10 @@ class EventStore(ABC):
     def info(self, game_id: str) -> GameRecord | None:
         """The game's info record (None: no such game)."""
 
+    def infos(self, game_ids: Sequence[str]) -> list[GameRecord | None]:
+        """``info`` of each game, in order; an adapter may fetch them in one round trip."""
+        return [self.info(game_id) for game_id in game_ids]
+
     @abstractmethod
     def index_game(self, game_id: str, created_ms: int) -> None:
         """Add a game to the game index (ordered by creation time)."""

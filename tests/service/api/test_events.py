@@ -3,12 +3,17 @@
 from __future__ import annotations
 
 import json
+import math
 import random
 from typing import Any
 
 import pytest
+from flask import Flask
 from flask.testing import FlaskClient
 
+from service.api import events as events_api
+from service.api.context import EXTENSION
+from service.store.port import EventStore, GameRecord
 from tests.service.api.conftest import (
     KINDS,
     Api,
@@ -106,3 +111,28 @@ def test_the_stream_sends_the_same_events_and_resumes(
     )
     problem(client.get(f"/games/{game.game_id}/events/stream?wait=-1"), 400)
     problem(client.get("/games/nosuch/events/stream?wait=0"), 404)
+
+
+def test_the_stream_reads_the_game_info_once_per_batch(
+    api: Api, app: Flask, client: FlaskClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    game = api.create("cards")
+    _play(api, game, 3)
+    log = client.get(f"/games/{game.game_id}/events?limit=500", headers=game.seat(0)).get_json()
+    store: EventStore = app.extensions[EXTENSION].games.store
+    reads: list[str] = []
+    read_info = store.info
+
+    def info(game_id: str) -> GameRecord | None:
+        reads.append(game_id)
+        return read_info(game_id)
+
+    monkeypatch.setattr(store, "info", info)
+    monkeypatch.setattr(events_api, "STREAM_BATCH", 2)
+
+    response = client.get(f"/games/{game.game_id}/events/stream?wait=0", headers=game.seat(0))
+
+    assert [m["data"] for m in _sse(response.get_data(as_text=True))] == log["items"]
+    batches = math.ceil(len(log["items"]) / 2)
+    # One read before the stream starts (404 check), one per batch, one that finds no more.
+    assert reads == [game.game_id] * (1 + batches + 1)

@@ -3,11 +3,16 @@ document, never a stack trace."""
 
 from __future__ import annotations
 
+from typing import Any
+
+import pytest
+import yaml
 from flask import Flask
 from flask.testing import FlaskClient
 
 from service.api import create_app
-from tests.service.api.conftest import problem
+from tests.service.api.conftest import ADMIN_TOKEN, problem
+from tests.service.api.contract import SPEC_PATH, ContractClient
 
 
 def test_health_and_readiness(client: FlaskClient) -> None:
@@ -37,3 +42,44 @@ def test_an_unexpected_error_is_a_500_problem_without_internals(app: Flask) -> N
     assert body["type"] == "/problems/internal"
     assert "secret" not in response.get_data(as_text=True)
     assert "service" not in body["detail"]
+
+
+def _store_operations() -> list[tuple[str, str, str]]:
+    """``(operationId, method, path)`` of every operation that reads or writes Redis."""
+    paths = yaml.safe_load(SPEC_PATH.read_text(encoding="utf-8"))["paths"]
+    return [
+        (operation["operationId"], method.upper(), path)
+        for path, operations in paths.items()
+        if path.startswith("/games") or path == "/readyz"
+        for method, operation in operations.items()
+        if method != "parameters"
+    ]
+
+
+BODIES: dict[str, dict[str, Any]] = {
+    "createGame": {"kind": "board", "seats": ["A", "B"]},
+    "postCommand": {"type": "Pass"},
+    "requestUndo": {"to_version": 1, "reason": "x"},
+    "answerUndo": {"approve": True},
+}
+
+
+@pytest.mark.parametrize(("operation_id", "method", "path"), _store_operations())
+def test_every_operation_on_the_store_documents_its_503(
+    operation_id: str, method: str, path: str
+) -> None:
+    app = create_app({"REDIS_URL": "redis://127.0.0.1:1/0", "TIGRIS_ADMIN_TOKEN": ADMIN_TOKEN})
+    app.test_client_class = ContractClient  # the 503 must be documented for this operation
+    url = path.format(game_id="a" * 32, version=1, request_id="b" * 32)
+    # Within a game, looking up a seat's token needs Redis already; outside, the admin's
+    # token is known without it (and may do everything there).
+    token = "seat-" + "x" * 40 if "{game_id}" in path else ADMIN_TOKEN
+
+    response = app.test_client().open(
+        url,
+        method=method,
+        json=BODIES.get(operation_id),
+        headers={"Authorization": f"Bearer {token}", "If-Match": "*"},
+    )
+
+    assert problem(response, 503)["type"] == "/problems/unavailable"

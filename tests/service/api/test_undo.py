@@ -221,3 +221,28 @@ def test_a_face_down_card_taken_back_stays_hidden_in_the_log(api: Api, client: F
         items = api.get(f"/games/{game.game_id}/events?after={before}", headers=headers)
         played = items.get_json()["items"][0]
         assert played["type"] == "cards.CardPlayed" and "colour" not in played["data"]
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_an_undo_into_the_middle_of_a_command_is_refused(
+    api: Api, client: FlaskClient, kind: str
+) -> None:
+    game = api.create(kind, 2)
+    rng = random.Random(3)
+    for _ in range(100):  # until one command is decided into several events
+        seat = api.awaited(game)[0]
+        response = api.command(game, seat, rng.choice(api.legal(game, seat)), if_match="*")
+        assert response.status_code == 200
+        versions = sorted(event["version"] for event in response.get_json()["events"])
+        if len(versions) > 1:
+            break
+    else:
+        raise AssertionError("no command with several events within 100 commands")
+    now = api.version(game)
+
+    refused = problem(_ask(client, game, seat, versions[0]), 409)
+
+    assert refused["type"] == "/problems/undo-not-allowed"
+    assert "inside" in refused["detail"]
+    assert api.version(game) == now
+    assert client.get(f"/games/{game.game_id}/undo-requests").get_json()["items"] == []

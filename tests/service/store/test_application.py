@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import threading
 from collections import Counter
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
 from typing import Any
@@ -21,7 +22,7 @@ from service.errors import (
     VersionNotFound,
 )
 from service.events import GameReverted, UndoAnswered, UndoRequested
-from service.store.port import NewEvent
+from service.store.port import GameRecord, NewEvent
 from service.store.redis_streams import RedisEventStore, RedisSnapshotStore
 from tests.service.store.conftest import Backend, meta
 from tests.service.store.pile_game import PILE, CountersTaken, PileState, TakeCounters
@@ -319,6 +320,31 @@ def test_list_games_filters_and_pages(backend: Backend) -> None:
     assert service.list_games(kind="board")[0] == []
     with pytest.raises(FormatError):
         service.list_games(limit=0)
+
+
+def test_list_games_reads_a_page_of_infos_at_once(
+    service: GameService, backend: Backend, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ids = [new_pile(service, seed=n) for n in range(3)]
+    pages: list[list[str]] = []
+    batched, single = backend.events.infos, backend.events.info
+
+    def infos(game_ids: Sequence[str]) -> list[GameRecord | None]:
+        pages.append(list(game_ids))
+        return batched(game_ids)
+
+    def info(game_id: str) -> GameRecord | None:
+        # Only the memory adapter's ``infos`` (the port's default) may call ``info``.
+        assert pages and game_id in pages[-1], f"info({game_id!r}) read alone"
+        return single(game_id)
+
+    monkeypatch.setattr(backend.events, "infos", infos)
+    monkeypatch.setattr(backend.events, "info", info)
+
+    listed, _ = service.list_games(limit=3)
+
+    assert sorted(g.game_id for g in listed) == sorted(ids)
+    assert len(pages) == 1 and set(ids) <= set(pages[0])
 
 
 # -- upcasting ---------------------------------------------------------------------

@@ -118,6 +118,18 @@ def test_info_is_written_with_the_append(store: EventStore) -> None:
     assert info.version == 2
 
 
+def test_infos_answers_for_several_games_in_order(store: EventStore) -> None:
+    first, missing, second = new_game_id(), new_game_id(), new_game_id()
+    store.append(first, [event(1)], 0, info={"kind": "one"})
+    store.append(second, [event(1), event(2)], 0, info={"kind": "two"})
+
+    records = store.infos([second, missing, first])
+
+    summary = [None if r is None else (r.game_id, r.fields, r.version) for r in records]
+    assert summary == [(second, {"kind": "two"}, 2), None, (first, {"kind": "one"}, 1)]
+    assert store.infos([]) == []
+
+
 # -- idempotency -------------------------------------------------------------------
 def test_a_repeated_idempotency_key_returns_the_original_result(store: EventStore) -> None:
     game_id = new_game_id()
