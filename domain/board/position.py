@@ -36,7 +36,7 @@ from domain.board.model import (
     State,
 )
 from domain.board.notation import format_board, parse_board
-from domain.board.views import at, colour_counts
+from domain.board.views import at, colour_counts, conflict_json
 from domain.common.codec import JSON
 from domain.common.colours import COLOURS, Colour
 from domain.common.errors import FormatError
@@ -46,7 +46,6 @@ VERSION = 1
 
 
 def dump_position(state: State) -> JSON:
-    c = state.conflict
     return {
         "format": FORMAT,
         "version": VERSION,
@@ -67,20 +66,7 @@ def dump_position(state: State) -> JSON:
         "active": state.active,
         "actions_done": state.actions,
         "decision": state.decision,
-        "conflict": None
-        if c is None
-        else {
-            "kind": c.kind,
-            "colour": str(COLOURS[c.colour]),
-            "attacker": c.attacker,
-            "defender": c.defender,
-            "attacker_at": at(c.attacker_at),
-            "defender_at": at(c.defender_at),
-            "attacker_base": c.attacker_base,
-            "defender_base": c.defender_base,
-            "attacker_commit": None if c.attacker_commit < 0 else c.attacker_commit,
-            "defender_commit": None if c.defender_commit < 0 else c.defender_commit,
-        },
+        "conflict": conflict_json(state),
         "wars": [str(COLOURS[x]) for x in state.wars],
         "placed": None if state.placed < 0 else at(state.placed),
         "monument_squares": [at(sq) for sq in state.candidates],

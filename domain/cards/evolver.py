@@ -383,24 +383,9 @@ def _cards_committed(state: State, event: CardsCommitted) -> State:
     conflict = state.conflict
     assert conflict is not None
     if event.seat == conflict.attacker and conflict.attacker_cards < 0:
-        conflict = Conflict(
-            conflict.kind,
-            conflict.colour,
-            conflict.attacker,
-            conflict.defender,
-            conflict.bridge,
-            event.count,
-        )
+        conflict = conflict._replace(attacker_cards=event.count)
     else:
-        conflict = Conflict(
-            conflict.kind,
-            conflict.colour,
-            conflict.attacker,
-            conflict.defender,
-            conflict.bridge,
-            conflict.attacker_cards,
-            event.count,
-        )
+        conflict = conflict._replace(defender_cards=event.count)
     hands = _with_hand(state.hands, event.seat, event.colour, -event.count)
     return _advance(update(state, hands=hands, conflict=conflict, agenda=state.agenda[1:]))
 
