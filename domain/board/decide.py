@@ -70,6 +70,7 @@ from domain.board.notation import square_name, token
 from domain.board.regions import Regions, kingdom_counts, regions
 from domain.common.colours import COLOURS, Colour
 from domain.common.errors import FormatError, GameOver, IllegalCommand, NotAwaited
+from domain.common.exact import is_int
 
 # The rule that names each kind of awaited input, for NotAwaited errors.
 DECISION_RULE = {
@@ -113,11 +114,7 @@ def awaited_seat(state: State) -> int:
 
 def to_square(at: object, field: str = "at") -> int:
     """A ``(row, col)`` pair as a square index; FormatError if it is not on the board."""
-    if (
-        not isinstance(at, tuple | list)
-        or len(at) != 2
-        or not all(isinstance(v, int) and not isinstance(v, bool) for v in at)
-    ):
+    if not isinstance(at, tuple | list) or len(at) != 2 or not all(is_int(v) for v in at):
         raise FormatError(f"expected [row, col], got {at!r}", field)
     if not on_board(at[0], at[1]):
         raise FormatError(f"{list(at)} is off the 11x16 board", field)
@@ -153,7 +150,7 @@ def decide(state: State, command: Command) -> list[Event]:
         rule = "B-END-2" if state.ended == "bag" else "B-END-1"
         raise GameOver(rule, f"the game is over; {type(command).__name__} refused")
     seat = command.seat
-    if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < state.seat_count:
+    if not is_int(seat) or not 0 <= seat < state.seat_count:
         raise FormatError(f"no seat {seat!r} in a {state.seat_count}-seat game", "seat")
     expected = awaited_seat(state)
     rule = DECISION_RULE.get(state.decision, "B-TURN-1")
@@ -282,7 +279,7 @@ def _place_catastrophe(state: State, command: PlaceCatastrophe) -> CatastrophePl
 def _swap(state: State, command: SwapTiles) -> list[Event]:
     counts = command.counts
     for name, n in zip(("black", "red", "blue", "green"), counts, strict=True):
-        if not isinstance(n, int) or isinstance(n, bool) or n < 0:
+        if not is_int(n) or n < 0:
             raise FormatError(f"expected a count >= 0, got {n!r}", name)
     total = sum(counts)
     hand = state.hands[command.seat]
@@ -307,7 +304,7 @@ def _commit(state: State, command: CommitSupport) -> SupportCommitted:
     assert conflict is not None
     rule = "B-REVOLT-3" if state.decision == REVOLT_SUPPORT else "B-WAR-5"
     count = command.count
-    if not isinstance(count, int) or isinstance(count, bool):
+    if not is_int(count):
         raise FormatError(f"expected an integer, got {count!r}", "count")
     have = state.hands[command.seat][conflict.colour]
     # B-REVOLT-3 / B-WAR-5: 0..all tiles of the conflict's colour in hand

@@ -40,6 +40,7 @@ from domain.board.views import at, colour_counts, conflict_json
 from domain.common.codec import JSON
 from domain.common.colours import COLOURS, Colour
 from domain.common.errors import FormatError
+from domain.common.exact import is_int
 
 FORMAT = "tigris-board-position"
 VERSION = 1
@@ -88,13 +89,13 @@ def _get(data: Mapping[str, Any], key: str, kind: type | tuple[type, ...]) -> An
     if key not in data:
         raise FormatError("missing", key)
     value = data[key]
-    if not isinstance(value, kind) or (isinstance(value, bool) and kind is int):
+    if not (is_int(value) if kind is int else isinstance(value, kind)):
         raise FormatError(f"unexpected value {value!r}", key)
     return value
 
 
 def _int(value: Any, field: str, low: int = 0, high: int | None = None) -> int:
-    if not isinstance(value, int) or isinstance(value, bool) or value < low:
+    if not is_int(value) or value < low:
         raise FormatError(f"expected an integer >= {low}, got {value!r}", field)
     if high is not None and value > high:
         raise FormatError(f"expected at most {high}, got {value!r}", field)
@@ -105,7 +106,7 @@ def _square(value: Any, field: str) -> int:
     if (
         not isinstance(value, list | tuple)
         or len(value) != 2
-        or not all(isinstance(v, int) and not isinstance(v, bool) for v in value)
+        or not all(is_int(v) for v in value)
         or not (0 <= value[0] < 11 and 0 <= value[1] < 16)
     ):
         raise FormatError(f"expected [row, col] on the board, got {value!r}", field)
@@ -113,6 +114,8 @@ def _square(value: Any, field: str) -> int:
 
 
 def _colour(value: Any, field: str) -> int:
+    if not isinstance(value, str):
+        raise FormatError(f"unknown colour {value!r}", field)
     try:
         return COLOURS.index(Colour(value))
     except ValueError:
@@ -122,7 +125,7 @@ def _colour(value: Any, field: str) -> int:
 def _counts(value: Any, field: str) -> tuple[int, int, int, int]:
     if not isinstance(value, Mapping) or set(value) != {str(c) for c in COLOURS}:
         raise FormatError(f"expected counts for black, red, blue, green, got {value!r}", field)
-    b, r, u, g = (_int(value[str(c)], field) for c in COLOURS)
+    b, r, u, g = (_int(value[str(c)], f"{field}.{c}") for c in COLOURS)
     return (b, r, u, g)
 
 
@@ -131,7 +134,7 @@ def load_position(data: Mapping[str, Any]) -> State:
         raise FormatError("a position must be a JSON object")
     if data.get("format") != FORMAT:
         raise FormatError(f"expected {FORMAT!r}", "format")
-    if data.get("version") != VERSION:
+    if not is_int(data.get("version")) or data.get("version") != VERSION:
         raise FormatError(f"unsupported version {data.get('version')!r}", "version")
     seats = _get(data, "seats", list)
     n = len(seats)
@@ -171,7 +174,7 @@ def load_position(data: Mapping[str, Any]) -> State:
         if not isinstance(entry, Mapping):
             raise FormatError("expected {monument, at}", "monuments")
         try:
-            m = MONUMENTS.index(Monument(str(entry.get("monument"))))
+            m = MONUMENTS.index(Monument(_get(entry, "monument", str)))
         except ValueError:
             raise FormatError(f"unknown monument {entry.get('monument')!r}", "monuments") from None
         tl = _square(entry.get("at"), "monuments")

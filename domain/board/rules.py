@@ -16,6 +16,7 @@ from domain.board.views import DYNASTIES, event_view, pending, result, view
 from domain.common.codec import JSON
 from domain.common.colours import COLOURS
 from domain.common.errors import FormatError
+from domain.common.exact import is_int
 
 
 def normalize_options(options: Mapping[str, Any]) -> dict[str, Any]:
@@ -32,7 +33,7 @@ def start(seat_names: Sequence[str], options: Mapping[str, Any], seed: int) -> l
     names = list(seat_names)
     if not 2 <= len(names) <= 4:
         raise FormatError(f"the board game takes 2 to 4 seats, not {len(names)}", "seats")
-    if not isinstance(seed, int) or isinstance(seed, bool):
+    if not is_int(seed):
         raise FormatError(f"expected an integer seed, got {seed!r}", "seed")
     opts = normalize_options(options)
     bag, start_player = bag_order(seed, len(names))

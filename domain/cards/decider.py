@@ -69,6 +69,7 @@ from domain.cards.model import (
 from domain.cards.model import ChooseWar as ChooseWarStep
 from domain.common.colours import COLOURS, Colour
 from domain.common.errors import FormatError, GameOver, IllegalCommand, NotAwaited
+from domain.common.exact import is_int
 
 # Names of the pending decisions, as in ``pending()`` and ``Declined.decision``.
 DECISION_NAMES: dict[type[object], str] = {
@@ -119,7 +120,7 @@ def decide(state: State, command: Command) -> list[Event]:
     if state.over is not None:
         raise GameOver("C-END-1", f"the game is over; {type(command).__name__} refused")
     seat = command.seat
-    if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < state.seat_count:
+    if not is_int(seat) or not 0 <= seat < state.seat_count:
         raise FormatError(f"no seat {seat!r} in a {state.seat_count}-player game", "seat")
     decision = current_decision(state)
     try:
@@ -194,14 +195,14 @@ def _target(column: int | None, depth: int, bridge: int | None) -> int:
     if (column is None) == (bridge is None):
         raise FormatError("give exactly one of column and bridge", "column")
     if bridge is not None:
-        if not isinstance(bridge, int) or isinstance(bridge, bool) or not 0 <= bridge < BRIDGES:
+        if not is_int(bridge) or not 0 <= bridge < BRIDGES:
             raise FormatError(f"bridge must be 0..6, got {bridge!r}", "bridge")
         if depth != 0:
             raise FormatError(f"a bridge has no depth, got {depth!r}", "depth")
         return bridge_spot(bridge)
-    if not isinstance(column, int) or isinstance(column, bool) or not 0 <= column < COLUMNS:
+    if not is_int(column) or not 0 <= column < COLUMNS:
         raise FormatError(f"column must be 0..7, got {column!r}", "column")
-    if not isinstance(depth, int) or isinstance(depth, bool) or not 0 <= depth <= MAX_DEPTH:
+    if not is_int(depth) or not 0 <= depth <= MAX_DEPTH:
         raise FormatError(f"depth must be 0..8, got {depth!r}", "depth")
     return column_spot(column, depth)
 
@@ -343,7 +344,7 @@ def _judge_decision(state: State, command: Command, decision: Decision | None) -
         conflict = state.conflict
         assert conflict is not None
         count = command.count
-        if not isinstance(count, int) or isinstance(count, bool) or count < 0:
+        if not is_int(count) or count < 0:
             raise FormatError(f"count must be an integer >= 0, got {count!r}", "count")
         rule = "C-REVOLT-2" if conflict.kind == "revolt" else "C-WAR-3"
         have = hand[INDEX[conflict.card_colour]]
@@ -354,7 +355,7 @@ def _judge_decision(state: State, command: Command, decision: Decision | None) -
         if not isinstance(decision, TraderSwap):
             raise _not_awaited(state, command, decision)
         column = command.column
-        if not isinstance(column, int) or isinstance(column, bool) or not 0 <= column < COLUMNS:
+        if not is_int(column) or not 0 <= column < COLUMNS:
             raise FormatError(f"column must be 0..7, got {column!r}", "column")
         region = display.region_of_spot(state, bridge_spot(decision.bridge))
         if column not in display.treasures_in_region(state, region):

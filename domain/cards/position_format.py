@@ -34,6 +34,7 @@ from domain.cards.model import (
 from domain.common.codec import JSON
 from domain.common.colours import COLOURS, Colour
 from domain.common.errors import FormatError
+from domain.common.exact import is_int, is_int_between
 
 FORMAT = "cards-position"
 VERSION = 1
@@ -145,18 +146,20 @@ class _Reader:
         if key not in self.data:
             raise FormatError("missing", field or key)
         value = self.data[key]
-        if not isinstance(value, kind) or (isinstance(value, bool) and kind is int):
+        if not (is_int(value) if kind is int else isinstance(value, kind)):
             raise FormatError(f"wrong type {type(value).__name__}", field or key)
         return value
 
 
 def _int(value: Any, field: str, low: int, high: int) -> int:
-    if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high:
+    if not is_int_between(value, low, high):
         raise FormatError(f"expected an integer {low}..{high}, got {value!r}", field)
     return value
 
 
 def _card(value: Any, field: str, allowed: tuple[Card, ...] | None = None) -> Card:
+    if not isinstance(value, str):
+        raise FormatError(f"not a card: {value!r}", field)
     try:
         card = Card(value)
     except ValueError:
@@ -167,6 +170,8 @@ def _card(value: Any, field: str, allowed: tuple[Card, ...] | None = None) -> Ca
 
 
 def _colour(value: Any, field: str) -> Colour:
+    if not isinstance(value, str):
+        raise FormatError(f"not a colour: {value!r}", field)
     try:
         return Colour(value)
     except ValueError:
@@ -186,7 +191,7 @@ def _colours(value: Any, field: str) -> tuple[Colour, ...]:
 def _counts(value: Any, field: str) -> tuple[int, ...]:
     if not isinstance(value, Mapping) or set(value) != {c.value for c in COLOURS}:
         raise FormatError("expected counts for black, red, blue, green", field)
-    return tuple(_int(value[c.value], field, 0, 200) for c in COLOURS)
+    return tuple(_int(value[c.value], f"{field}.{c.value}", 0, 200) for c in COLOURS)
 
 
 _CIVIL = (Card.BLACK, Card.RED, Card.BLUE, Card.GREEN)

@@ -14,6 +14,7 @@ from domain.cards.model import COLOUR_OF, HAND_SIZE, Options, State
 from domain.cards.setup import deal
 from domain.common.codec import JSON, TypeRegistry
 from domain.common.errors import FormatError
+from domain.common.exact import is_int
 from domain.common.protocol import GameRules
 
 OPTION_NAMES = ("leader_colour_must_differ", "allow_withdraw", "open_vp_piles")
@@ -39,7 +40,7 @@ def start(seat_names: Sequence[str], options: Mapping[str, Any], seed: int) -> l
         raise FormatError("the card game needs 2 to 4 seats", "seats")
     if not all(isinstance(name, str) for name in seat_names):
         raise FormatError("seat names must be strings", "seats")
-    if not isinstance(seed, int) or isinstance(seed, bool):
+    if not is_int(seed):
         raise FormatError(f"seed must be an integer, got {seed!r}", "seed")
     normal = normalize_options(options)
     pile, _, start_player = deal(seed, len(seat_names))

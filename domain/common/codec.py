@@ -3,19 +3,35 @@
 Stored events must survive renaming a Python class, so each type is registered
 under an explicit, stable name and a schema version. Data is converted to and
 from JSON-able dicts with cattrs (enums as their values, tuples as lists).
+
+Reading is exact, at any depth: an integer field takes a JSON integer only (not
+``1.9``, ``1.0``, ``"1"`` or ``true``), a string field a string, a boolean field
+``true``/``false``, an enum field one of its exact values, an array field an array.
+A refusal is a :class:`FormatError` whose ``field`` is the path of the first
+offending value (``at[0]``, ``options.allow_withdraw``).
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping
 from dataclasses import fields, is_dataclass
-from enum import Enum
-from typing import Any, Generic, TypeVar
+from enum import Enum, IntEnum, StrEnum
+from typing import Any, Generic, TypeVar, get_args, get_origin
 
 import cattrs
-from cattrs.errors import ClassValidationError, ForbiddenExtraKeysError
+from cattrs.cols import homogenous_tuple_structure_factory, list_structure_factory
+from cattrs.errors import (
+    AttributeValidationNote,
+    BaseValidationError,
+    ClassValidationError,
+    ForbiddenExtraKeysError,
+    IterableValidationNote,
+)
+from cattrs.gen import make_hetero_tuple_structure_fn
 
 from domain.common.errors import FormatError
+from domain.common.exact import is_int, type_name
 
 T = TypeVar("T")
 
@@ -24,15 +40,109 @@ Upcaster = Callable[[JSON], JSON]
 
 # One converter for the whole domain: strict about unknown keys, so that a
 # typo in a client's command is an error rather than a silently ignored field.
-converter = cattrs.Converter(forbid_extra_keys=True)
+converter = cattrs.Converter(forbid_extra_keys=True, detailed_validation=True)
+
+
+class _WrongType(TypeError):
+    """A JSON value of the wrong type for its field (raised by the strict hooks)."""
+
+    def __init__(self, expected: str, value: object) -> None:
+        super().__init__(f"expected {expected}, got {type_name(value)} {value!r:.40}")
+
+
+def _strict_int(value: Any, _: type) -> int:
+    if not is_int(value):
+        raise _WrongType("an integer", value)
+    return int(value)
+
+
+def _strict_float(value: Any, _: type) -> float:
+    if not (is_int(value) or isinstance(value, float)) or not math.isfinite(value):
+        raise _WrongType("a finite number", value)
+    return float(value)
+
+
+def _strict_str(value: Any, _: type) -> str:
+    if not isinstance(value, str):
+        raise _WrongType("a string", value)
+    return str(value)
+
+
+def _strict_bool(value: Any, _: type) -> bool:
+    if not isinstance(value, bool):
+        raise _WrongType("true or false", value)
+    return value
+
+
+def _strict_enum(value: Any, cls: type[Enum]) -> Enum:
+    if isinstance(value, cls):
+        return value
+    try:
+        member = cls(value)
+    except (ValueError, TypeError):
+        pass
+    else:  # by exact type: 1.0 is not the member whose value is 1
+        if type(member.value) is type(value):
+            return member
+    choices = ", ".join(repr(m.value) for m in cls)
+    raise ValueError(f"expected one of {choices}, got {value!r:.40}")
+
+
+def _is_array(tp: Any) -> bool:
+    return get_origin(tp) in (tuple, list)
+
+
+def _array_hook_factory(tp: Any, conv: cattrs.Converter) -> Callable[[Any, Any], Any]:
+    """Tuples and lists read from a JSON array only (a string or an object is iterable too)."""
+    args = get_args(tp)
+    inner: Callable[[Any, Any], Any]
+    if get_origin(tp) is list:
+        inner = list_structure_factory(tp, conv)
+    elif args and args[-1] is not Ellipsis:
+        inner = make_hetero_tuple_structure_fn(tp, conv, detailed_validation=True)
+    else:
+        inner = homogenous_tuple_structure_factory(tp, conv)
+
+    def structure(value: Any, cl: Any) -> Any:
+        if not isinstance(value, list | tuple):
+            raise _WrongType("an array", value)
+        return inner(value, cl)
+
+    return structure
+
+
+converter.register_structure_hook(int, _strict_int)
+converter.register_structure_hook(float, _strict_float)
+converter.register_structure_hook(str, _strict_str)
+converter.register_structure_hook(bool, _strict_bool)
+# Registered by class (cattrs dispatches on the MRO first): a ``StrEnum`` is also a
+# ``str``, so the enum bases are named too, lest the string hook claim them.
+for _enum_base in (Enum, StrEnum, IntEnum):
+    converter.register_structure_hook(_enum_base, _strict_enum)
+converter.register_structure_hook_factory(_is_array, _array_hook_factory)
+
+
+def _first_error(exc: BaseException, path: str = "") -> tuple[str, BaseException]:
+    """The path (``at[0]``, ``options.x``) and the leaf error of the first refusal."""
+    if isinstance(exc, ForbiddenExtraKeysError):
+        extra = sorted(exc.extra_fields)[0]
+        return (f"{path}.{extra}" if path else extra), exc
+    if isinstance(exc, BaseValidationError) and exc.exceptions:
+        sub = exc.exceptions[0]
+        for note in getattr(sub, "__notes__", ()):
+            if isinstance(note, AttributeValidationNote):
+                return _first_error(sub, f"{path}.{note.name}" if path else note.name)
+            if isinstance(note, IterableValidationNote):
+                return _first_error(sub, f"{path}[{note.index}]")
+        return _first_error(sub, path)
+    return path, exc
 
 
 def _describe(exc: BaseException) -> str:
-    if isinstance(exc, ClassValidationError):
-        notes = cattrs.transform_error(exc)
-        return "; ".join(notes)
     if isinstance(exc, ForbiddenExtraKeysError):
-        return f"unknown field(s): {', '.join(sorted(exc.extra_fields))}"
+        return f"unexpected extra field(s): {', '.join(sorted(exc.extra_fields))}"
+    if isinstance(exc, KeyError):
+        return "missing"
     return str(exc)
 
 
@@ -111,7 +221,9 @@ class TypeRegistry(Generic[T]):
         try:
             return converter.structure(payload, cls)
         except (ClassValidationError, ValueError, TypeError, KeyError) as exc:
-            raise FormatError(f"bad {self.kind} {name!r}: {_describe(exc)}") from exc
+            path, leaf = _first_error(exc)
+            detail = f"{path}: {_describe(leaf)}" if path else _describe(leaf)
+            raise FormatError(f"bad {self.kind} {name!r}: {detail}", path or None) from exc
 
     def to_json(self, obj: T) -> JSON:
         """Wire form for clients: the data with its ``type`` name first."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from domain.common.errors import FormatError
+from domain.common.exact import is_int
 
 
 def check_viewer(viewer: object, seat_count: int) -> int | None:
@@ -13,6 +14,6 @@ def check_viewer(viewer: object, seat_count: int) -> int | None:
     """
     if viewer is None:
         return None
-    if isinstance(viewer, bool) or not isinstance(viewer, int) or not 0 <= viewer < seat_count:
+    if not is_int(viewer) or not 0 <= viewer < seat_count:
         raise FormatError(f"no seat {viewer!r} in a {seat_count}-player game", "viewer")
     return viewer

@@ -68,7 +68,7 @@ def test_the_dump_holds_the_secrets_and_names_its_format() -> None:
         ({"columns": [["red"]] * 7}, "columns"),
         ({"columns": [["black"]] * 8}, "columns[0]"),
         ({"bridges": [None] * 6}, "bridges"),
-        ({"hands": [{"black": -1, "red": 0, "blue": 0, "green": 0}] * 2}, "hands"),
+        ({"hands": [{"black": -1, "red": 0, "blue": 0, "green": 0}] * 2}, "hands.black"),
         ({"agenda": [{"step": "dance"}]}, "agenda[0]"),
         ({"over": "bored"}, "over"),
         ({"turn": "one"}, "turn"),
