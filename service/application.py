@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import secrets
 import threading
 import uuid
@@ -75,6 +76,8 @@ from service.store.replay import replay
 
 DEFAULT_IDEMPOTENCY_TTL_S = 2 * 24 * 3600
 MAX_PAGE = 200
+# A listing cursor as list_games makes it: creation time (ms, 15 digits), a colon, a game id.
+_CURSOR = re.compile(r"[0-9]{15}:[A-Za-z0-9_-]{1,64}")
 
 
 def utc_now() -> datetime:
@@ -464,6 +467,9 @@ class GameService:
     ) -> tuple[list[GameInfo], str | None]:
         if not 1 <= limit <= MAX_PAGE:
             raise FormatError(f"limit must be 1..{MAX_PAGE}, not {limit}", "limit")
+        if cursor is not None and not _CURSOR.fullmatch(cursor):
+            # Never read as "from the start": a mangled cursor would silently repeat page one.
+            raise FormatError("malformed cursor: pass a next_cursor back unchanged", "cursor")
         found: list[GameInfo] = []
         while True:
             ids, next_cursor = self.store.list_game_ids(cursor, limit)

@@ -11,8 +11,10 @@ from marshmallow import Schema, ValidationError
 
 from service.api.problems import ApiProblem, bad_request
 
-_ETAG = re.compile(r'^(?:W/)?"?([0-9]{1,15})"?$')
+# Exactly the strong ETag this API sends: a quoted decimal version without leading zeros.
+_ETAG = re.compile(r'"(0|[1-9][0-9]{0,14})"')
 _CLIENT_KEY = re.compile(r"^[!-~]{1,100}\Z")
+_SURROGATE = re.compile(r"[\ud800-\udfff]")
 ANY_VERSION = None
 
 
@@ -54,7 +56,37 @@ def json_body() -> Any:
         raise bad_request("the body is nested too deeply", "body") from None
     if data is None and request.get_data(cache=True).strip() != b"null":
         raise bad_request("the body is not valid JSON", "body")
+    path = _lone_surrogate(data)
+    if path is not None:
+        raise bad_request(
+            "the body holds a lone UTF-16 surrogate (\\ud800-\\udfff), which is not text",
+            # the path itself may hold the surrogate (a key): echo it escaped, as text
+            path.encode("utf-8", "backslashreplace").decode("utf-8") or "body",
+        )
     return data
+
+
+def _lone_surrogate(data: Any) -> str | None:
+    """The path (``seats[1]``, ``reason``) of the first string or key holding a lone
+    surrogate, which JSON's ``\\uXXXX`` escapes can express but no UTF-8 text can;
+    None if there is none. Iterative: a deep document cannot exhaust the stack."""
+    stack: list[tuple[str, Any]] = [("", data)]
+    while stack:
+        path, value = stack.pop()
+        if isinstance(value, str):
+            if not value.isascii() and _SURROGATE.search(value):
+                return path
+        elif isinstance(value, dict):
+            items = []
+            for key, item in value.items():
+                inner = f"{path}.{key}" if path else str(key)
+                if not key.isascii() and _SURROGATE.search(key):
+                    return inner
+                items.append((inner, item))
+            stack.extend(reversed(items))
+        elif isinstance(value, list):
+            stack.extend((f"{path}[{i}]", item) for i, item in reversed(list(enumerate(value))))
+    return None
 
 
 def load_body(schema: Schema) -> dict[str, Any]:
@@ -67,8 +99,9 @@ def load_body(schema: Schema) -> dict[str, Any]:
 
 
 def expected_version() -> int | None:
-    """The version ``If-Match`` names: 428 without it, None for ``*``, -1 if unreadable
-    (which then matches no version: a 412)."""
+    """The version ``If-Match`` names: 428 without it, None for ``*``, -1 for anything but
+    ``"<version>"`` exactly (a weak ``W/"3"``, an unquoted ``3``, ``"03"``, a list), which
+    then matches no version: a 412."""
     header = request.headers.get("If-Match")
     if header is None:
         raise ApiProblem(
@@ -80,7 +113,7 @@ def expected_version() -> int | None:
     header = header.strip()
     if header == "*":
         return ANY_VERSION
-    match = _ETAG.match(header)
+    match = _ETAG.fullmatch(header)
     return int(match.group(1)) if match else -1
 
 

@@ -94,10 +94,14 @@ def problem_response(problem: ApiProblem) -> Response:
 
 
 def _first_field(errors: Any, prefix: str = "") -> str | None:
-    """The dotted path of the first offending field in marshmallow's error dict."""
+    """The path of the first offending field in marshmallow's error dict, written as the
+    domain's codec writes it: ``options.x``, ``seats[1]``."""
     if isinstance(errors, dict) and errors:
         key = next(iter(errors))
-        path = f"{prefix}.{key}" if prefix else str(key)
+        if isinstance(key, int):
+            path = f"{prefix}[{key}]"
+        else:
+            path = f"{prefix}.{key}" if prefix else str(key)
         if key == "_schema":
             return prefix or None
         return _first_field(errors[key], path) or path

@@ -1,6 +1,11 @@
 """Marshmallow schemas of every request body and query string (their twins in openapi.yaml).
 
-Numbers are strict: JSON ``true`` or ``"3"`` is not an integer here, as in JSON Schema.
+Types are exact, as in JSON Schema: JSON ``true``, ``1.0`` or ``"3"`` is not an integer,
+``1`` or ``"yes"`` is not a boolean, a number is not a string. A query-string integer is
+written canonically: decimal digits without sign, point, exponent or leading zeros (``0``,
+``7``, ``42``; not ``007``, ``+7``, ``7.0``, ``1e3`` or ``-1``).
+
+Free text (seat names, undo reasons) is one line of visible text: see :data:`TEXT_REFUSED`.
 """
 
 from __future__ import annotations
@@ -10,24 +15,73 @@ from typing import Any
 
 from marshmallow import INCLUDE, RAISE, Schema, ValidationError, fields, validate
 
+from domain.common.exact import is_int
+
 MAX_SEED = 2**53 - 1  # the largest integer every JSON client can represent exactly
 GAME_PAGE_MAX = 100
 EVENT_PAGE_MAX = 500
 MAX_VERSION = 10**12  # far beyond any game; keeps query integers bounded
-_DIGITS = re.compile(r"[0-9]{1,15}")
+_DIGITS = re.compile(r"0|[1-9][0-9]{0,14}")
+_DECIMAL = re.compile(r"(?:0|[1-9][0-9]{0,14})(?:\.[0-9]{1,6})?")
+
+# Characters refused in free text (seat names, undo reasons), as a regex class body:
+# C0 and C1 controls (NUL, BEL, TAB, LF, DEL, ...), the soft hyphen, the Arabic letter mark,
+# the Mongolian vowel separator, zero-width space, LRM/RLM, the line and paragraph
+# separators, the bidi embeddings and overrides (U+202A-U+202E), the word joiner, invisible
+# operators and bidi isolates (U+2060-U+206F), the byte order mark, the interlinear
+# annotation characters, the noncharacters U+FFFE/U+FFFF, lone surrogates and the tag
+# characters (U+E0000-U+E007F, invisible ASCII look-alikes). Zero-width (non-)joiners
+# U+200C/U+200D stay allowed: emoji sequences and several scripts need them. The first two
+# lines are the BMP part, which openapi.yaml repeats in its patterns.
+TEXT_REFUSED = (
+    r"\u0000-\u001f\u007f-\u009f\u00ad\u061c\u180e\u200b\u200e\u200f\u2028-\u202e"
+    r"\u2060-\u206f\ufeff\ufff9-\ufffb\ufffe\uffff"
+    r"\ud800-\udfff\U000e0000-\U000e007f"
+)
+_REFUSED_CHAR = re.compile(f"[{TEXT_REFUSED}]")
+_VISIBLE = re.compile(r"\S")
+
+
+def text_problem(value: str) -> str | None:
+    """Why ``value`` is not acceptable free text, or None (linear time, no backtracking)."""
+    bad = _REFUSED_CHAR.search(value)
+    if bad is not None:
+        return (
+            f"character U+{ord(bad.group()):04X} at index {bad.start()} is not allowed "
+            "(control, bidi control or invisible format character)"
+        )
+    if _VISIBLE.search(value) is None:
+        return "must contain a visible character"
+    return None
+
+
+class Text(fields.String):
+    """One line of visible text, ``min_length`` to ``max_length`` code points: no control,
+    bidi-control or invisible format character (:data:`TEXT_REFUSED`), not only spaces.
+    Stored as sent (not normalized): names are shown, never compared."""
+
+    def __init__(self, *, min_length: int = 1, max_length: int, **kwargs: Any) -> None:
+        super().__init__(validate=validate.Length(min=min_length, max=max_length), **kwargs)
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> str:
+        if not isinstance(value, str):
+            raise ValidationError("Not a valid string.")
+        problem = text_problem(value) if value else None
+        if problem is not None:
+            raise ValidationError(problem)
+        return value
 
 
 class StrictInteger(fields.Integer):
-    """An integer that refuses booleans (JSON Schema's ``integer`` does too)."""
+    """A JSON integer only: not a boolean, not ``1.0``, not ``"1"``."""
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(strict=True, **kwargs)
 
     def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> int:
-        if isinstance(value, bool):
+        if not is_int(value):
             raise ValidationError("Not a valid integer.")
-        result: int = super()._deserialize(value, attr, data, **kwargs)
-        return result
+        return value
 
 
 class StrictBoolean(fields.Boolean):
@@ -40,12 +94,22 @@ class StrictBoolean(fields.Boolean):
 
 
 class QueryInteger(fields.Integer):
-    """A query-string integer: decimal digits only (no sign, point or exponent)."""
+    """A query-string integer written canonically: ``0`` or digits without a leading zero
+    (no sign, point, exponent, spaces or underscores)."""
 
     def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> int:
         if not isinstance(value, str) or not _DIGITS.fullmatch(value):
-            raise ValidationError("Not a valid integer.")
+            raise ValidationError("Not a canonical non-negative integer.")
         return int(value)
+
+
+class QueryNumber(fields.Float):
+    """A query-string number: a canonical integer with up to six decimals (``2``, ``0.5``)."""
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> float:
+        if not isinstance(value, str) or not _DECIMAL.fullmatch(value):
+            raise ValidationError("Not a plain decimal number.")
+        return float(value)
 
 
 class GameCreateSchema(Schema):
@@ -54,7 +118,7 @@ class GameCreateSchema(Schema):
 
     kind = fields.String(required=True, validate=validate.OneOf(["board", "cards"]))
     seats = fields.List(
-        fields.String(validate=validate.Length(min=1, max=40)),
+        Text(max_length=40),
         required=True,
         validate=validate.Length(min=2, max=4),
     )
@@ -79,7 +143,7 @@ class UndoRequestCreateSchema(Schema):
         unknown = RAISE
 
     to_version = StrictInteger(required=True, validate=validate.Range(min=1))
-    reason = fields.String(required=True, validate=validate.Length(min=1, max=500))
+    reason = Text(max_length=500, required=True)
 
 
 class UndoAnswerSchema(Schema):
@@ -112,4 +176,4 @@ class StreamQuerySchema(Schema):
         unknown = RAISE
 
     after = QueryInteger(validate=validate.Range(min=0, max=MAX_VERSION), load_default=None)
-    wait = fields.Float(validate=validate.Range(min=0, max=600), load_default=300.0)
+    wait = QueryNumber(validate=validate.Range(min=0, max=600), load_default=300.0)

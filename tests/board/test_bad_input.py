@@ -5,12 +5,15 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from domain.board import RULES, dump_position, fold, format_board, load_position, parse_board
+from domain.board.commands import PlaceTile
 from domain.board.notation import LETTERS
 from domain.common.autoplay import play_random_game
+from domain.common.colours import Colour
 from domain.common.errors import FormatError, RulesError
 
 GAME = play_random_game(RULES, 3, 12, keep_states=True)
@@ -94,3 +97,87 @@ def test_notation_round_trips(cells: list[str]) -> None:
 
 def test_fold_of_the_game_matches() -> None:
     assert fold(GAME.events) == GAME.final
+
+
+# --- exact types: given a command or position with one inexact value, the reader refuses
+# it with a FormatError naming the value's path --------------------------------------------
+
+INEXACT_COMMANDS: list[tuple[dict[str, Any], str]] = [
+    ({"type": "PlaceTile", "seat": 0, "colour": "black", "at": [1.9, 2.9]}, "at[0]"),
+    ({"type": "PlaceTile", "seat": 0, "colour": "black", "at": [1, 2.0]}, "at[1]"),
+    ({"type": "PlaceTile", "seat": 0, "colour": "black", "at": ["1", "2"]}, "at[0]"),
+    ({"type": "PlaceTile", "seat": 0, "colour": "black", "at": [True, True]}, "at[0]"),
+    ({"type": "PlaceTile", "seat": 0, "colour": "black", "at": "12"}, "at"),
+    ({"type": "PlaceTile", "seat": 0, "colour": "black", "at": [1, 2, 3]}, "at"),
+    ({"type": "PlaceTile", "seat": 0, "colour": True, "at": [1, 2]}, "colour"),
+    ({"type": "PlaceTile", "seat": 1.0, "colour": "black", "at": [1, 2]}, "seat"),
+    ({"type": "PlaceTile", "seat": False, "colour": "black", "at": [1, 2]}, "seat"),
+    ({"type": "SwapTiles", "seat": 0, "black": 0.99}, "black"),
+    ({"type": "SwapTiles", "seat": 0, "blue": 1e308}, "blue"),
+    ({"type": "SwapTiles", "seat": 0, "red": "1"}, "red"),
+    ({"type": "CommitSupport", "seat": 0, "count": 1.0}, "count"),
+    ({"type": "BuildMonument", "seat": 0, "monument": 3, "at": [0, 0]}, "monument"),
+    ({"type": "TakeTreasures", "seat": 0, "squares": [[1, 2], [True, 4]]}, "squares[1][0]"),
+    ({"type": "TakeTreasures", "seat": 0, "squares": {"a": [1, 2]}}, "squares"),
+    ({"type": "PlaceLeader", "seat": 0, "leader": "red", "at": [0, 4], "x": 1}, "x"),
+]
+
+
+@pytest.mark.parametrize(("body", "field"), INEXACT_COMMANDS)
+def test_a_command_of_inexact_type_is_a_format_error_naming_its_path(
+    body: dict[str, Any], field: str
+) -> None:
+    with pytest.raises(FormatError) as refused:
+        RULES.commands.from_json(body)
+    assert refused.value.field == field
+
+
+def test_exact_commands_decode_to_their_values() -> None:
+    command = RULES.commands.from_json(
+        {"type": "PlaceTile", "seat": 1, "colour": "red", "at": [3, 4]}
+    )
+    assert command == PlaceTile(seat=1, colour=Colour.RED, at=(3, 4))
+    assert type(command.at[0]) is int and isinstance(command.colour, Colour)
+
+
+def _changed(data: dict[str, Any], path: tuple[str | int, ...], value: Any) -> dict[str, Any]:
+    copy: dict[str, Any] = json.loads(json.dumps(data))
+    target: Any = copy
+    for step in path[:-1]:
+        target = target[step]
+    target[path[-1]] = value
+    return copy
+
+
+INEXACT_POSITIONS: list[tuple[tuple[str | int, ...], Any, str]] = [
+    (("version",), 1.0, "version"),
+    (("version",), True, "version"),
+    (("seed",), 3.0, "seed"),
+    (("start_player",), False, "start_player"),
+    (("turn",), "1", "turn"),
+    (("active",), 1.0, "active"),
+    (("actions_done",), True, "actions_done"),
+    (("hands", 0, "black"), 1.0, "hands.black"),
+    (("points", 1, "red"), True, "points.red"),
+    (("out_of_game", "green"), "0", "out_of_game.green"),
+    (("treasures_taken", 0), 0.0, "treasures_taken"),
+    (("catastrophes", 1), "1", "catastrophes"),
+    (("bag", 0), 0, "bag"),
+    (("seats", 0), 7, "seats"),
+    (("declined",), [[1.0, 2]], "declined"),
+    (("monuments",), [{"monument": 1, "at": [0, 0]}], "monuments"),
+    (("decision",), 0, "decision"),
+]
+
+
+@pytest.mark.parametrize(("path", "value", "field"), INEXACT_POSITIONS)
+def test_a_position_of_inexact_type_is_a_format_error_naming_the_field(
+    path: tuple[str | int, ...], value: Any, field: str
+) -> None:
+    data = dump_position(POSITIONS[1])
+    assert load_position(data) == POSITIONS[1]  # the unchanged position reads back
+
+    with pytest.raises(FormatError) as refused:
+        load_position(_changed(data, path, value))
+
+    assert refused.value.field == field

@@ -65,7 +65,7 @@ def test_a_seed_needs_the_admin_token(client: FlaskClient) -> None:
         ({"kind": "chess", "seats": ["A", "B"]}, "kind"),
         ({"kind": "board", "seats": ["A"]}, "seats"),
         ({"kind": "board", "seats": ["A", "B", "C", "D", "E"]}, "seats"),
-        ({"kind": "board", "seats": ["A", ""]}, "seats.1"),
+        ({"kind": "board", "seats": ["A", ""]}, "seats[1]"),
         ({"kind": "board", "seats": ["A", "B"], "colour": "red"}, "colour"),
         ({"kind": "board", "seats": ["A", "B"], "seed": -1}, "seed"),
         ({"kind": "board", "seats": ["A", "B"], "seed": True}, "seed"),
