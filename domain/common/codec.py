@@ -51,6 +51,8 @@ class _WrongType(TypeError):
 
 
 def _strict_int(value: Any, _: type) -> int:
+    if type(value) is int:  # the common case, decided in one step
+        return value
     if not is_int(value):
         raise _WrongType("an integer", value)
     return int(value)

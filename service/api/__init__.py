@@ -42,6 +42,19 @@ class RequestIdConverter(BaseConverter):
     regex = r"[0-9a-f]{32}"
 
 
+class VersionConverter(BaseConverter):
+    """A game version in a path, written canonically: ASCII digits, no leading zero (werkzeug's
+    ``int`` takes ``007`` and non-ASCII digits such as ``٣``). Anything else is not a route."""
+
+    regex = r"[1-9][0-9]{0,12}"
+
+    def to_python(self, value: str) -> int:
+        return int(value)
+
+    def to_url(self, value: int) -> str:
+        return str(value)
+
+
 def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     config = dict(config or {})
     settings = ApiSettings.load(config)
@@ -50,6 +63,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app.json.sort_keys = False  # type: ignore[attr-defined]  # keep fields in schema order
     app.url_map.converters["gid"] = GameIdConverter
     app.url_map.converters["rid"] = RequestIdConverter
+    app.url_map.converters["version"] = VersionConverter
 
     spec_path = Path(config.get(ops.SPEC_KEY) or ops.default_spec_path())
     spec_text, spec_doc = ops.load_spec(spec_path)

@@ -20,7 +20,7 @@ def get_state(game_id: str) -> Response:
     return json_response(state_json(game, caller), version=game.version)
 
 
-@blueprint.get("/games/<gid:game_id>/states/<int:version>")
+@blueprint.get("/games/<gid:game_id>/states/<version:version>")
 def get_state_at(game_id: str, version: int) -> Response:
     caller = caller_for(game_id)
     games = services().games

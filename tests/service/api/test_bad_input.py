@@ -407,3 +407,13 @@ def test_arbitrary_json_in_command_fields_is_judged_or_refused_cleanly(
             assert api.version(game) > before[0]
 
     probe()
+
+
+@pytest.mark.parametrize("written", ["007", "01", "%D9%A3", "\u0663", "1.0", "+1", "0", "-1"])
+def test_a_path_version_not_written_canonically_names_no_resource(
+    api: Api, client: FlaskClient, written: str
+) -> None:
+    game = api.create("cards", 2)
+    assert client.get(f"/games/{game.game_id}/states/1").status_code == 200
+
+    problem(client.get(f"/games/{game.game_id}/states/{written}"), 404)
