@@ -369,6 +369,7 @@ def test_arbitrary_json_in_command_fields_is_judged_or_refused_cleanly(
 ) -> None:
     game = api.create(kind, 2, seed=11)
     registry = game.rules.commands
+    statuses: list[int] = []
 
     @settings(
         max_examples=60,
@@ -398,6 +399,7 @@ def test_arbitrary_json_in_command_fields_is_judged_or_refused_cleanly(
             {**game.seat(seat), "If-Match": f'"{before[0]}"'},
         )
 
+        statuses.append(response.status_code)
         assert response.status_code < 500, response.get_data(as_text=True)
         if response.status_code >= 400:
             found = problem(response, response.status_code)
@@ -407,6 +409,8 @@ def test_arbitrary_json_in_command_fields_is_judged_or_refused_cleanly(
             assert api.version(game) > before[0]
 
     probe()
+    assert len(statuses) >= 50, statuses  # the examples really ran, each one a request
+    assert set(statuses) >= {400, 422}, statuses
 
 
 @pytest.mark.parametrize("written", ["007", "01", "%D9%A3", "\u0663", "1.0", "+1", "0", "-1"])
