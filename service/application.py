@@ -783,11 +783,16 @@ def build_service(
     *,
     cache_size: int = 0,
     max_connections: int | None = None,
+    max_wait_s: float | None = None,
+    max_waiting: int | None = None,
 ) -> tuple[GameService, StoreConnection]:
     """A GameService on the configured Redis (embedded if no ``REDIS_URL``);
     close the returned connection on shutdown."""
     settings = StoreSettings.from_env() if settings is None else settings
-    connection = connect(settings, max_connections=max_connections)
+    waits: dict[str, Any] = {} if max_wait_s is None else {"max_wait_s": max_wait_s}
+    connection = connect(
+        settings, max_connections=max_connections, max_waiting=max_waiting, **waits
+    )
     service = GameService(
         connection.events,
         connection.snapshots,
