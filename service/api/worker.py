@@ -28,8 +28,10 @@ import json
 import os
 import resource
 import warnings
+import weakref
 from typing import Any
 
+import gevent  # type: ignore[import-untyped]
 from gevent.monkey import MonkeyPatchWarning  # type: ignore[import-untyped]
 from gunicorn import util  # type: ignore[import-untyped]
 from gunicorn.http import errors as http_errors  # type: ignore[import-untyped]
@@ -41,6 +43,7 @@ MAX_DETAIL = 200
 OPEN_FILES_WANTED = 65536
 # After a 413, gunicorn reads off an unread body up to this size to keep the connection.
 DRAIN_LIMIT = 1 << 20
+STREAM_PATH_END = "/events/stream"
 
 
 def client_timeout_s(env: dict[str, str] | None = None) -> float:
@@ -128,6 +131,10 @@ class TigrisWorker(GeventWorker):  # type: ignore[misc]  # gunicorn is untyped
 
     client_timeout = DEFAULT_CLIENT_TIMEOUT_S
 
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.streams: weakref.WeakSet[Any] = weakref.WeakSet()  # greenlets serving a stream
+
     def patch(self) -> None:
         # The master imported redis (hence ssl) before forking, so gevent warns that ssl
         # is patched late; the service speaks plain TCP or a unix socket to Redis and
@@ -154,12 +161,27 @@ class TigrisWorker(GeventWorker):  # type: ignore[misc]  # gunicorn is untyped
         AsyncWorker.handle(self, listener, client, addr)
 
     def handle_request(self, listener_name: Any, req: Any, sock: Any, addr: Any) -> Any:
+        streaming = str(getattr(req, "path", "")).endswith(STREAM_PATH_END)
+        if streaming:
+            self.streams.add(gevent.getcurrent())
         try:
             return super().handle_request(listener_name, req, sock, addr)
         except TimeoutError:
             # A client that stopped reading (or sending): drop the connection quietly.
             self.log.debug("client socket timed out; closing the connection")
             raise StopIteration() from None
+        finally:
+            if streaming:
+                self.streams.discard(gevent.getcurrent())
+
+    def handle_exit(self, sig: Any, frame: Any) -> None:
+        # A graceful stop lets commands in flight finish, but an event stream never does:
+        # end the streams at once (their clients reconnect with Last-Event-ID elsewhere).
+        super().handle_exit(sig, frame)
+        gevent.spawn(self._end_streams)
+
+    def _end_streams(self) -> None:
+        gevent.killall(list(self.streams), block=False)
 
     def handle_error(self, req: Any, client: Any, addr: Any, exc: BaseException) -> None:
         status, title, detail = pre_app_problem(exc)
