@@ -9,10 +9,13 @@ import json
 import time
 from typing import Any
 
+import pytest
 import redis
 from flask.testing import FlaskClient
 
 from service.api import create_app
+from service.api.server import gunicorn_options
+from service.api.settings import ApiSettings
 from tests.service.api.conftest import ADMIN_TOKEN, Api, Game, admin, auth, problem
 from tests.service.api.contract import ContractClient
 
@@ -181,3 +184,34 @@ def test_no_cors_by_default(redis_url: str, key_prefix: str) -> None:
     assert "Access-Control-Allow-Origin" not in preflight.headers
     got = client.get("/healthz", headers={"Origin": ORIGIN})
     assert "Access-Control-Allow-Origin" not in got.headers
+
+
+def test_stream_and_cors_settings_are_checked() -> None:
+    defaults = ApiSettings.load({}, env={})
+    assert (defaults.max_streams, defaults.streams_per_client, defaults.streams_per_game) == (
+        2000,
+        64,
+        500,
+    )
+    assert defaults.stream_ticket_ttl_s == 60
+    assert defaults.cors_origins == ()
+    assert defaults.sse_heartbeat_s == 15.0
+    loaded = ApiSettings.load({}, env={"TIGRIS_CORS_ORIGINS": " https://a.example , http://b:8080"})
+    assert loaded.cors_origins == ("https://a.example", "http://b:8080")
+    for bad in (
+        {"TIGRIS_CORS_ORIGINS": "a.example"},
+        {"TIGRIS_CORS_ORIGINS": "https://a.example/path"},
+        {"TIGRIS_STREAMS_PER_CLIENT": "0"},
+        {"TIGRIS_STREAM_TICKET_TTL": "0"},
+        {"TIGRIS_SSE_HEARTBEAT": "301"},
+    ):
+        with pytest.raises(ValueError, match="TIGRIS_"):
+            ApiSettings.load({}, env=bad)
+
+
+def test_the_server_runs_the_gevent_worker_with_header_timeouts() -> None:
+    options = gunicorn_options({})
+    assert options["worker_class"] == "service.api.worker.TigrisWorker"
+    assert options["keepalive"] == 5
+    assert options["worker_connections"] == 10000
+    assert gunicorn_options({"TIGRIS_HEADER_TIMEOUT": "3"})["keepalive"] == 3
