@@ -445,10 +445,12 @@ class GameService:
         timeout_s: float,
         *,
         game: LoadedGame | None = None,
+        limit: int | None = None,
     ) -> list[StoredEvent]:
-        """``game``: the game as the caller just loaded it, which spares reading its info."""
+        """``game``: the game as the caller just loaded it, which spares reading its info;
+        ``limit``: at most this many events (1 for a caller that only needs to wake up)."""
         kind = self.game_info(game_id).kind if game is None else game.kind
-        records = self.store.wait(game_id, after_version, timeout_s)
+        records = self.store.wait(game_id, after_version, timeout_s, limit=limit)
         return [self._decode(kind, r) for r in records]
 
     def game_info(self, game_id: str) -> GameInfo:

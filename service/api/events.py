@@ -15,6 +15,8 @@ import logging
 import re
 import time
 from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager
+from typing import Any
 
 import redis
 from flask import Blueprint, Response, request, stream_with_context
@@ -69,7 +71,8 @@ def stream_events(game_id: str) -> Response:
         after = int(last_event_id)  # a reconnecting client knows best where it stopped
     found = services()
     found.games.load(game_id)  # 404 before the stream starts
-    release = stream_gate().enter(request.remote_addr or "", game_id)  # or 429/503
+    gate = stream_gate()
+    release = gate.enter(request.remote_addr or "", game_id)  # or 429/503
     try:
         stream = _stream(
             found.games,
@@ -79,6 +82,7 @@ def stream_events(game_id: str) -> Response:
             wait_s=query["wait"],
             heartbeat_s=found.settings.sse_heartbeat_s,
             release=release,
+            work=gate.work,
         )
         response = Response(stream_with_context(stream), mimetype="text/event-stream")
     except BaseException:
@@ -100,10 +104,17 @@ def _stream(
     wait_s: float,
     heartbeat_s: float,
     release: Callable[[], None],
+    work: AbstractContextManager[Any],
 ) -> Iterator[str]:
     try:
         yield from _events(
-            games, game_id, caller, after=after, wait_s=wait_s, heartbeat_s=heartbeat_s
+            games,
+            game_id,
+            caller,
+            after=after,
+            wait_s=wait_s,
+            heartbeat_s=heartbeat_s,
+            work=work,
         )
     except (StoreUnavailable, redis.RedisError) as exc:
         # The headers are sent: no problem can be answered any more. The stream ends
@@ -121,6 +132,7 @@ def _events(
     after: int,
     wait_s: float,
     heartbeat_s: float,
+    work: AbstractContextManager[Any],
 ) -> Iterator[str]:
     yield "retry: 2000\n\n"
     deadline = time.monotonic() + wait_s
@@ -135,22 +147,36 @@ def _events(
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 return
-            if not games.wait_for_events(game_id, after, min(heartbeat_s, remaining), game=current):
+            # One event is enough to wake up: the batch is read below, under ``work``.
+            if not games.wait_for_events(
+                game_id, after, min(heartbeat_s, remaining), game=current, limit=1
+            ):
                 yield ": keep-alive\n\n"
             continue  # what arrived is sent next time round, with the game as it is then
-        batch = games.events(
-            game_id, after_version=after, limit=min(ahead, STREAM_BATCH), game=current
-        )
-        last = batch[-1].version
-        later = (
-            games.events(game_id, after_version=last, limit=current.version - last, game=current)
-            if last < current.version
-            else []
-        )
-        for event, item in zip(
-            batch, events_json(batch, caller, current, games=games, later=later), strict=True
-        ):
-            body = json.dumps(item, separators=(",", ":"))
-            yield f"id: {event.version}\nevent: game-event\ndata: {body}\n\n"
+        # Building a batch is CPU work (decode, redact, encode): a few streams at a time
+        # per process, so that a burst of events fanned out to many streams cannot starve
+        # commands (streams that wait catch up with bigger batches). Written outside it.
+        with work:
+            batch = games.events(
+                game_id, after_version=after, limit=min(ahead, STREAM_BATCH), game=current
+            )
+            last = batch[-1].version
+            later = (
+                games.events(
+                    game_id, after_version=last, limit=current.version - last, game=current
+                )
+                if last < current.version
+                else []
+            )
+            messages = [
+                f"id: {event.version}\nevent: game-event\n"
+                f"data: {json.dumps(item, separators=(',', ':'))}\n\n"
+                for event, item in zip(
+                    batch,
+                    events_json(batch, caller, current, games=games, later=later),
+                    strict=True,
+                )
+            ]
+        yield from messages
         after = batch[-1].version
         deadline = time.monotonic() + wait_s

@@ -10,6 +10,7 @@
 | ``TIGRIS_STREAMS_PER_CLIENT`` | ``64`` | open streams per client address per process (429) |
 | ``TIGRIS_STREAMS_PER_GAME`` | ``500`` | open streams per game per process (then 429)        |
 | ``TIGRIS_STREAM_TICKET_TTL`` | ``60`` | seconds a stream ticket stays valid                  |
+| ``TIGRIS_STREAM_CONCURRENCY`` | ``2`` | streams per process building a batch at one time    |
 | ``TIGRIS_CORS_ORIGINS`` | unset    | comma-separated origins allowed by CORS (unset: none)    |
 
 Blocking stream reads use their own Redis pool of ``TIGRIS_STREAMS_MAX`` connections whose
@@ -41,6 +42,7 @@ class ApiSettings:
     streams_per_client: int = 64
     streams_per_game: int = 500
     stream_ticket_ttl_s: int = 60
+    stream_concurrency: int = 2
     cors_origins: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
@@ -58,6 +60,7 @@ class ApiSettings:
             ("TIGRIS_STREAMS_PER_CLIENT", self.streams_per_client),
             ("TIGRIS_STREAMS_PER_GAME", self.streams_per_game),
             ("TIGRIS_STREAM_TICKET_TTL", self.stream_ticket_ttl_s),
+            ("TIGRIS_STREAM_CONCURRENCY", self.stream_concurrency),
         ):
             if value < 1:
                 raise ValueError(f"{name} must be at least 1")
@@ -92,5 +95,6 @@ class ApiSettings:
             streams_per_client=number("TIGRIS_STREAMS_PER_CLIENT", 64),
             streams_per_game=number("TIGRIS_STREAMS_PER_GAME", 500),
             stream_ticket_ttl_s=number("TIGRIS_STREAM_TICKET_TTL", 60),
+            stream_concurrency=number("TIGRIS_STREAM_CONCURRENCY", 2),
             cors_origins=tuple(origins or ()),
         )

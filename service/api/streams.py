@@ -2,7 +2,10 @@
 
 Limits (per server process, see ``ApiSettings``): at most ``max_streams`` open streams in
 all (then 503), ``streams_per_client`` per client address and ``streams_per_game`` per
-game (then 429); every refusal is a problem with ``Retry-After``. The counts live in the
+game (then 429); every refusal is a problem with ``Retry-After``. And at most
+``stream_concurrency`` streams of a process build a batch of events at the same time (the
+CPU part of a stream): a burst of events fanned out to many streams then delays the
+streams, which catch up with bigger batches, rather than the commands. The counts live in the
 process because the streams do: a stream that ends, however it ends (finished, client
 gone, write timed out, worker killed), leaves the count with its process.
 
@@ -42,6 +45,28 @@ _TICKET = re.compile(r"^[A-Za-z0-9_-]{16,128}$")
 blueprint = Blueprint("stream_tickets", __name__)
 
 
+class WorkSlots:
+    """At most ``size`` holders at a time (``with slots:``), waiting ones served in turn.
+    Plain ``threading`` parts, so it works alike with threads and with gevent's patched
+    locks; a waiter woken but killed before taking the slot (a worker stopping) cannot
+    strand the others: each waiter looks again at least once a second."""
+
+    def __init__(self, size: int) -> None:
+        self._condition = threading.Condition()
+        self._free = size
+
+    def __enter__(self) -> None:
+        with self._condition:
+            while self._free <= 0:
+                self._condition.wait(timeout=1.0)
+            self._free -= 1
+
+    def __exit__(self, *exc: object) -> None:
+        with self._condition:
+            self._free += 1
+            self._condition.notify()
+
+
 class StreamGate:
     """Counts of the open streams of this process, by client address and by game."""
 
@@ -51,6 +76,8 @@ class StreamGate:
         self._total = 0
         self._clients: Counter[str] = Counter()
         self._games: Counter[str] = Counter()
+        # At most this many streams of the process build a batch of events at once.
+        self.work = WorkSlots(settings.stream_concurrency)
 
     @property
     def open_streams(self) -> int:

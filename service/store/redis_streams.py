@@ -295,7 +295,9 @@ class RedisEventStore(EventStore):
         with _guard():
             return int(self.client.xlen(self.keys.events(game_id)))
 
-    def wait(self, game_id: str, after_version: int, timeout_s: float) -> list[RecordedEvent]:
+    def wait(
+        self, game_id: str, after_version: int, timeout_s: float, *, limit: int | None = None
+    ) -> list[RecordedEvent]:
         check_game_id(game_id)
         # Never longer than the blocking client's socket timeout allows (see __init__).
         block = int(min(timeout_s, self.max_wait_s) * 1000)
@@ -304,6 +306,7 @@ class RedisEventStore(EventStore):
             answer = self.blocking_client.xread(
                 {self.keys.events(game_id): f"{after_version}-0"},
                 block=block if block > 0 else None,
+                count=limit,
             )
         if not answer:
             return []
