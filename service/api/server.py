@@ -49,6 +49,9 @@ def gunicorn_options(env: Mapping[str, str] | None = None) -> dict[str, Any]:
         "errorlog": "-",
         "loglevel": env.get("TIGRIS_LOG_LEVEL", "info"),
         "proc_name": "tigris-rules",
+        # gunicorn >= 24's control socket (one shared path under $HOME) is not used here;
+        # without this, several instances on one machine would contend for it.
+        "control_socket_disable": True,
     }
 
 
