@@ -30,6 +30,7 @@ from collections.abc import Callable
 
 from flask import Blueprint, Response, current_app
 from gunicorn.http.errors import ParseException  # type: ignore[import-untyped]
+from werkzeug.exceptions import ClientDisconnected
 
 from service.api.auth import Caller
 from service.api.context import caller_for, services
@@ -190,8 +191,9 @@ def caller_from_ticket(game_id: str, ticket: str) -> Caller:
 
 def install_transport_errors(app: object) -> None:
     """A request body whose framing breaks while the application reads it (a malformed
-    chunk, a truncated chunked body) is the client's error: 400, never 500. gunicorn
-    then closes the connection, since where the next request starts is unknown."""
+    chunk, a truncated chunked body), that stalls or that ends early is the client's
+    error: 400, never 500, and the connection is closed (``Connection: close``, see
+    ``service.api.worker``), since where the next request starts is unknown."""
     from flask import Flask
 
     assert isinstance(app, Flask)
@@ -209,11 +211,18 @@ def install_transport_errors(app: object) -> None:
         response.headers["Connection"] = "close"
         return response
 
+    @app.errorhandler(ClientDisconnected)
     @app.errorhandler(TimeoutError)
-    def _stalled(exc: TimeoutError) -> Response:
-        # The client stopped sending its body (service.api.worker's socket timeout).
+    def _incomplete(exc: Exception) -> Response:
+        # The body stalled (service.api.worker's socket timeout) or ended before its
+        # declared length: the client's error, and the connection cannot be reused.
         response = problem_response(
-            ApiProblem(408, "request-timeout", "Request timeout", "the request body stalled")
+            ApiProblem(
+                400,
+                "bad-request",
+                "Bad request",
+                "the request body stalled or ended before its declared length",
+            )
         )
         response.headers["Connection"] = "close"
         return response

@@ -14,8 +14,8 @@ What slow or hostile clients get:
   response, or it is closed; so stalled half-requests and idle keep-alive connections go;
 - every single read or write on a client socket that makes no progress for
   ``TIGRIS_CLIENT_TIMEOUT`` seconds (default 30) ends the connection: a body that stalls
-  (408), a stream client that never reads (its stream is dropped once the socket buffers
-  are full and the next write times out);
+  (400, see ``service.api.streams``), a stream client that never reads (its stream is
+  dropped once the socket buffers are full and the next write times out);
 - errors gunicorn raises before the application (request line too long 414, header
   fields too large 431, malformed request line, header or framing 400, unsupported
   transfer coding 501) are answered as ``application/problem+json``, never with HTML or

@@ -322,3 +322,18 @@ def test_after_a_413_a_huge_body_closes_the_connection(live_server: LiveServer) 
         assert _closed_by_server(sock, time.monotonic() + 10)
     finally:
         sock.close()
+
+
+def test_a_body_that_ends_early_is_a_400_problem_and_closes(live_server: LiveServer) -> None:
+    # Given a request that declares 100 bytes, sends 10 and ends its side of the connection
+    sock = _connect(live_server)
+    try:
+        sock.sendall(_post_games_head(100) + b'{"kind": "')
+        sock.shutdown(socket.SHUT_WR)
+        answer = _read_answer(sock, time.monotonic() + 10)
+        # Then the answer is a 400 problem (never a 500) and the server closes its side
+        assert answer.status == 400
+        answer.problem()
+        assert _closed_by_server(sock, time.monotonic() + 10)
+    finally:
+        sock.close()
