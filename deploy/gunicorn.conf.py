@@ -2,8 +2,9 @@
 
     REDIS_URL=redis://... gunicorn -c deploy/gunicorn.conf.py 'service.api:create_app()'
 
-The settings are the ones ``python -m service`` uses (``service.api.server``): the gthread
-worker with many threads, so that hundreds of open event streams never starve commands.
+The settings are the ones ``python -m service`` uses (``service.api.server``): the service's
+gevent worker (``service.api.worker.TigrisWorker``), with header and socket timeouts for
+slow clients, so that open event streams and stalled clients never starve commands.
 """
 
 from service.api.server import gunicorn_options

@@ -448,10 +448,12 @@ class GameService:
         timeout_s: float,
         *,
         game: LoadedGame | None = None,
+        limit: int | None = None,
     ) -> list[StoredEvent]:
-        """``game``: the game as the caller just loaded it, which spares reading its info."""
+        """``game``: the game as the caller just loaded it, which spares reading its info;
+        ``limit``: at most this many events (1 for a caller that only needs to wake up)."""
         kind = self.game_info(game_id).kind if game is None else game.kind
-        records = self.store.wait(game_id, after_version, timeout_s)
+        records = self.store.wait(game_id, after_version, timeout_s, limit=limit)
         return [self._decode(kind, r) for r in records]
 
     def game_info(self, game_id: str) -> GameInfo:
@@ -789,11 +791,16 @@ def build_service(
     *,
     cache_size: int = 0,
     max_connections: int | None = None,
+    max_wait_s: float | None = None,
+    max_waiting: int | None = None,
 ) -> tuple[GameService, StoreConnection]:
     """A GameService on the configured Redis (embedded if no ``REDIS_URL``);
     close the returned connection on shutdown."""
     settings = StoreSettings.from_env() if settings is None else settings
-    connection = connect(settings, max_connections=max_connections)
+    waits: dict[str, Any] = {} if max_wait_s is None else {"max_wait_s": max_wait_s}
+    connection = connect(
+        settings, max_connections=max_connections, max_waiting=max_waiting, **waits
+    )
     service = GameService(
         connection.events,
         connection.snapshots,

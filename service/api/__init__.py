@@ -6,7 +6,8 @@
 - ``REDIS_URL``, ``TIGRIS_KEY_PREFIX``: override the environment's (``service.config``);
   without any ``REDIS_URL`` the embedded Redis is started (or attached to)
 - ``GAME_SERVICE``: a ready ``GameService`` (tests, e.g. with another clock); needs REDIS_URL
-- ``TIGRIS_ADMIN_TOKEN``, ``TIGRIS_MAX_BODY``, ``TIGRIS_SSE_HEARTBEAT``: see ``settings``
+- ``TIGRIS_ADMIN_TOKEN``, ``TIGRIS_MAX_BODY``, ``TIGRIS_SSE_HEARTBEAT``, stream limits,
+  ``TIGRIS_CORS_ORIGINS``: see ``settings``
 - ``TIGRIS_OPENAPI_PATH``: the OpenAPI document to serve (default: the repository's)
 """
 
@@ -21,7 +22,7 @@ import redis
 from flask import Flask
 from werkzeug.routing import BaseConverter
 
-from service.api import commands, events, games, ops, problems, undo_routes, views
+from service.api import commands, events, games, ops, problems, streams, undo_routes, views
 from service.api.auth import TokenStore
 from service.api.context import EXTENSION, Services
 from service.api.settings import ApiSettings
@@ -30,6 +31,8 @@ from service.config import StoreSettings
 
 # Games kept folded in memory per server process (see GameService's cache).
 GAME_CACHE_SIZE = 2048
+# Blocking-read connections beyond the stream limit (a stream closing while another opens).
+STREAM_POOL_SPARE = 32
 
 
 class GameIdConverter(BaseConverter):
@@ -71,11 +74,40 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
 
     app.extensions[EXTENSION] = _services(config, settings)
 
+    app.extensions[streams.GATE_EXTENSION] = streams.StreamGate(settings)
+
     problems.install(app)
-    for module in (ops, games, commands, views, events, undo_routes):
+    streams.install_transport_errors(app)
+    for module in (ops, games, commands, views, events, streams, undo_routes):
         app.register_blueprint(module.blueprint)
     ops.install_docs(app, spec_doc)
+    _install_cors(app, settings)
     return app
+
+
+def _install_cors(app: Flask, settings: ApiSettings) -> None:
+    """CORS for the configured origins only (none by default: no CORS headers at all).
+    Preflights allow the headers commands use; responses expose the ones clients read."""
+    if not settings.cors_origins:
+        return
+    from flask_cors import CORS
+
+    CORS(
+        app,
+        origins=list(settings.cors_origins),
+        methods=["GET", "POST", "OPTIONS"],
+        allow_headers=[
+            "Authorization",
+            "Content-Type",
+            "If-Match",
+            "Idempotency-Key",
+            "Last-Event-ID",
+            "X-Request-ID",
+        ],
+        expose_headers=["ETag", "Idempotent-Replayed", "Location", "Retry-After", "X-Request-ID"],
+        max_age=600,
+        vary_header=True,
+    )
 
 
 def _services(config: Mapping[str, Any], settings: ApiSettings) -> Services:
@@ -85,8 +117,8 @@ def _services(config: Mapping[str, Any], settings: ApiSettings) -> Services:
         if config.get(key):
             env[key] = str(config[key])
     store_settings = StoreSettings.from_env(env)
-    # Each server thread may hold a Redis connection (a stream blocks in XREAD): the
-    # pool is sized for all of them, above redis-py's default of 100.
+    # Commands and reads share one pool (above redis-py's default of 100); streams block
+    # in XREAD on a pool of their own (see build_service).
     pool = settings.redis_max_connections
     given = config.get("GAME_SERVICE")
     if isinstance(given, GameService):
@@ -98,7 +130,12 @@ def _services(config: Mapping[str, Any], settings: ApiSettings) -> Services:
         game_service = given
     else:
         game_service, connection = build_service(
-            store_settings, cache_size=GAME_CACHE_SIZE, max_connections=pool
+            store_settings,
+            cache_size=GAME_CACHE_SIZE,
+            max_connections=pool,
+            # A stream blocks for at most one heartbeat, on a pool of its own.
+            max_wait_s=settings.sse_heartbeat_s,
+            max_waiting=settings.max_streams + STREAM_POOL_SPARE,
         )
         client = connection.client
     return Services(

@@ -1,18 +1,24 @@
 """The event log (paginated) and its live twin, a server-sent-event stream.
 
-The stream is a plain generator: each open stream holds one server thread, which mostly
-sleeps in a blocking Redis read (XREAD BLOCK via ``wait_for_events``); the production
-server (gunicorn, gthread worker) has enough threads that 200+ open streams leave the
-command endpoints free (see deploy/gunicorn.conf.py).
+The stream is a plain generator: each open stream is one greenlet of the production server
+(gunicorn's gevent worker, ``service.api.worker``) that mostly sleeps in a blocking Redis
+read (XREAD BLOCK via ``wait_for_events``, at most one heartbeat long, on a Redis pool of
+its own), so open streams cost memory, not the capacity commands need. Streams are counted
+per process, client address and game (``service.api.streams``: 503/429 beyond the limits);
+a browser authenticates with a stream ticket (``?ticket=``) instead of a header.
 """
 
 from __future__ import annotations
 
 import json
+import logging
 import re
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager
+from typing import Any
 
+import redis
 from flask import Blueprint, Response, request, stream_with_context
 
 from service.api.auth import Caller
@@ -21,8 +27,11 @@ from service.api.http import json_response, load_query
 from service.api.presenters import events_json
 from service.api.problems import bad_request
 from service.api.schemas import EventListQuerySchema, StreamQuerySchema
+from service.api.streams import caller_from_ticket, stream_gate
 from service.application import GameService
+from service.errors import StoreUnavailable
 
+log = logging.getLogger(__name__)
 blueprint = Blueprint("events", __name__)
 _LAST_EVENT_ID = re.compile(r"^[0-9]{1,12}$")
 STREAM_BATCH = 200
@@ -47,8 +56,13 @@ def list_events(game_id: str) -> Response:
 
 @blueprint.get("/games/<gid:game_id>/events/stream")
 def stream_events(game_id: str) -> Response:
-    caller = caller_for(game_id)
     query = load_query(StreamQuerySchema())
+    if query["ticket"] is None:
+        caller = caller_for(game_id)
+    elif "Authorization" in request.headers:
+        raise bad_request("send a stream ticket or an Authorization header, not both", "ticket")
+    else:
+        caller = caller_from_ticket(game_id, query["ticket"])
     after = query["after"]
     last_event_id = request.headers.get("Last-Event-ID")
     if last_event_id is not None:
@@ -57,15 +71,25 @@ def stream_events(game_id: str) -> Response:
         after = int(last_event_id)  # a reconnecting client knows best where it stopped
     found = services()
     found.games.load(game_id)  # 404 before the stream starts
-    stream = _stream(
-        found.games,
-        game_id,
-        caller,
-        after=after or 0,
-        wait_s=query["wait"],
-        heartbeat_s=found.settings.sse_heartbeat_s,
-    )
-    response = Response(stream_with_context(stream), mimetype="text/event-stream")
+    gate = stream_gate()
+    release = gate.enter(request.remote_addr or "", game_id)  # or 429/503
+    try:
+        stream = _stream(
+            found.games,
+            game_id,
+            caller,
+            after=after or 0,
+            wait_s=query["wait"],
+            heartbeat_s=found.settings.sse_heartbeat_s,
+            release=release,
+            work=gate.work,
+        )
+        response = Response(stream_with_context(stream), mimetype="text/event-stream")
+    except BaseException:
+        release()
+        raise
+    # The server closes the response however the stream ends (even never started).
+    response.call_on_close(release)
     response.headers["Cache-Control"] = "no-cache"
     response.headers["X-Accel-Buffering"] = "no"  # tell proxies not to buffer the stream
     return response
@@ -79,6 +103,36 @@ def _stream(
     after: int,
     wait_s: float,
     heartbeat_s: float,
+    release: Callable[[], None],
+    work: AbstractContextManager[Any],
+) -> Iterator[str]:
+    try:
+        yield from _events(
+            games,
+            game_id,
+            caller,
+            after=after,
+            wait_s=wait_s,
+            heartbeat_s=heartbeat_s,
+            work=work,
+        )
+    except (StoreUnavailable, redis.RedisError) as exc:
+        # The headers are sent: no problem can be answered any more. The stream ends
+        # cleanly and the client reconnects with Last-Event-ID (``retry:`` above).
+        log.warning("event stream of %s ended: store unavailable (%s)", game_id, exc)
+    finally:
+        release()
+
+
+def _events(
+    games: GameService,
+    game_id: str,
+    caller: Caller,
+    *,
+    after: int,
+    wait_s: float,
+    heartbeat_s: float,
+    work: AbstractContextManager[Any],
 ) -> Iterator[str]:
     yield "retry: 2000\n\n"
     deadline = time.monotonic() + wait_s
@@ -93,22 +147,36 @@ def _stream(
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 return
-            if not games.wait_for_events(game_id, after, min(heartbeat_s, remaining), game=current):
+            # One event is enough to wake up: the batch is read below, under ``work``.
+            if not games.wait_for_events(
+                game_id, after, min(heartbeat_s, remaining), game=current, limit=1
+            ):
                 yield ": keep-alive\n\n"
             continue  # what arrived is sent next time round, with the game as it is then
-        batch = games.events(
-            game_id, after_version=after, limit=min(ahead, STREAM_BATCH), game=current
-        )
-        last = batch[-1].version
-        later = (
-            games.events(game_id, after_version=last, limit=current.version - last, game=current)
-            if last < current.version
-            else []
-        )
-        for event, item in zip(
-            batch, events_json(batch, caller, current, games=games, later=later), strict=True
-        ):
-            body = json.dumps(item, separators=(",", ":"))
-            yield f"id: {event.version}\nevent: game-event\ndata: {body}\n\n"
+        # Building a batch is CPU work (decode, redact, encode): a few streams at a time
+        # per process, so that a burst of events fanned out to many streams cannot starve
+        # commands (streams that wait catch up with bigger batches). Written outside it.
+        with work:
+            batch = games.events(
+                game_id, after_version=after, limit=min(ahead, STREAM_BATCH), game=current
+            )
+            last = batch[-1].version
+            later = (
+                games.events(
+                    game_id, after_version=last, limit=current.version - last, game=current
+                )
+                if last < current.version
+                else []
+            )
+            messages = [
+                f"id: {event.version}\nevent: game-event\n"
+                f"data: {json.dumps(item, separators=(',', ':'))}\n\n"
+                for event, item in zip(
+                    batch,
+                    events_json(batch, caller, current, games=games, later=later),
+                    strict=True,
+                )
+            ]
+        yield from messages
         after = batch[-1].version
         deadline = time.monotonic() + wait_s

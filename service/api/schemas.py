@@ -177,3 +177,5 @@ class StreamQuerySchema(Schema):
 
     after = QueryInteger(validate=validate.Range(min=0, max=MAX_VERSION), load_default=None)
     wait = QueryNumber(validate=validate.Range(min=0, max=600), load_default=300.0)
+    # A stream ticket (service.api.streams) in place of an Authorization header.
+    ticket = fields.String(validate=validate.Length(min=1, max=128), load_default=None)

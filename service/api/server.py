@@ -1,11 +1,17 @@
-"""Production serving: gunicorn with the ``gthread`` worker.
+"""Production serving: gunicorn with the service's gevent worker (``service.api.worker``).
 
-Why gthread: every open server-sent-event stream holds one thread that sleeps in a
-blocking Redis read, so the server needs many cheap threads rather than a few busy
-processes; gthread gives each worker a thread pool (and keep-alive), needs nothing beyond
-gunicorn itself, and leaves the code plain synchronous Flask. gevent would also do but is
-not among the dependencies. With 2 workers x 256 threads, 200 open streams still leave
-threads free for commands on a 2-core machine (tests/service/api/test_server.py checks it).
+Why gevent: with threads, every open event stream and every stalled client held a thread,
+so a few hundred of them starved commands and health checks. With gevent each connection
+is a greenlet: idle streams and slow clients cost memory, and a command never waits for a
+free thread. Slow clients are bounded by timeouts (the request head within
+``TIGRIS_HEADER_TIMEOUT``, each socket read or write within ``TIGRIS_CLIENT_TIMEOUT``);
+streams by per-process limits (``service.api.streams``); each stream blocks on Redis at
+most one heartbeat, on a pool of its own. ``tests/benchmarks/bench_isolation.py`` measures it.
+
+Settings: ``TIGRIS_HOST``/``TIGRIS_PORT``, ``TIGRIS_WORKERS`` (processes, default the CPU
+count up to 4), ``TIGRIS_WORKER_CONNECTIONS`` (open connections per process, 10000),
+``TIGRIS_HEADER_TIMEOUT`` (5 s: complete request head, and idle keep-alive),
+``TIGRIS_CLIENT_TIMEOUT`` (30 s), ``TIGRIS_ACCESS_LOG``, ``TIGRIS_LOG_LEVEL``.
 """
 
 from __future__ import annotations
@@ -22,19 +28,20 @@ DEFAULT_PORT = 8000
 
 
 def gunicorn_options(env: Mapping[str, str] | None = None) -> dict[str, Any]:
-    """Gunicorn settings, overridable by ``TIGRIS_HOST``, ``TIGRIS_PORT``,
-    ``TIGRIS_WORKERS`` and ``TIGRIS_THREADS``."""
+    """Gunicorn settings, overridable by the environment (see the module docstring)."""
     env = os.environ if env is None else env
     host = env.get("TIGRIS_HOST", DEFAULT_HOST)
     port = int(env.get("TIGRIS_PORT", str(DEFAULT_PORT)))
     return {
         "bind": f"{host}:{port}",
-        "worker_class": "gthread",
+        "worker_class": "service.api.worker.TigrisWorker",
         "workers": int(env.get("TIGRIS_WORKERS", str(min(os.cpu_count() or 1, 4)))),
-        "threads": int(env.get("TIGRIS_THREADS", "256")),
-        "worker_connections": 2000,
-        "keepalive": 5,
-        "timeout": 30,  # the heartbeat runs in the main thread: long streams do not trip it
+        # Greenlets (connections) per process; streams are limited well below it.
+        "worker_connections": int(env.get("TIGRIS_WORKER_CONNECTIONS", "10000")),
+        # gunicorn's gevent worker reads each request head under this deadline: a client
+        # that has not sent complete headers in time (new or kept-alive) is closed.
+        "keepalive": int(env.get("TIGRIS_HEADER_TIMEOUT", "5")),
+        "timeout": 30,  # the worker's own heartbeat runs in the gevent hub: streams never trip it
         "graceful_timeout": 10,
         "backlog": 2048,
         "limit_request_line": 8190,
@@ -42,6 +49,9 @@ def gunicorn_options(env: Mapping[str, str] | None = None) -> dict[str, Any]:
         "errorlog": "-",
         "loglevel": env.get("TIGRIS_LOG_LEVEL", "info"),
         "proc_name": "tigris-rules",
+        # gunicorn >= 24's control socket (one shared path under $HOME) is not used here;
+        # without this, several instances on one machine would contend for it.
+        "control_socket_disable": True,
     }
 
 

@@ -10,7 +10,12 @@ from redis.retry import Retry
 
 from service.config import StoreSettings
 from service.embedded_redis import EmbeddedRedis
-from service.store.redis_streams import RedisEventStore, RedisSnapshotStore
+from service.store.redis_streams import (
+    MAX_WAIT_S,
+    RedisEventStore,
+    RedisSnapshotStore,
+    blocking_client,
+)
 
 
 @dataclass
@@ -25,6 +30,8 @@ class StoreConnection:
 
     def close(self) -> None:
         self.client.close()
+        if self.events.blocking_client is not self.client:
+            self.events.blocking_client.close()
         if self.server is not None:
             self.server.stop()
             self.server = None
@@ -39,12 +46,20 @@ def no_retries() -> Retry:
 
 
 def connect(
-    settings: StoreSettings | None = None, *, max_connections: int | None = None
+    settings: StoreSettings | None = None,
+    *,
+    max_connections: int | None = None,
+    max_wait_s: float = MAX_WAIT_S,
+    max_waiting: int | None = None,
 ) -> StoreConnection:
     """Connect to ``settings.redis_url``, or start (or attach to) the embedded Redis
     on ``settings.redis_dir`` with AOF and the configured fsync policy.
     ``max_connections`` sizes the pool (redis-py's default caps it at 100; a server
-    whose threads each block in a stream read needs one per thread)."""
+    serving many clients at once needs more).
+
+    Blocking reads (``events.wait``) get their own client and pool: socket timeout
+    ``max_wait_s`` plus a margin, at most ``max_waiting`` connections (default: as many
+    as ``max_connections``), so open streams never take the connections commands need."""
     settings = StoreSettings.from_env() if settings is None else settings
     server: EmbeddedRedis | None = None
     if settings.redis_url:
@@ -58,10 +73,19 @@ def connect(
     client = redis.Redis.from_url(
         url, decode_responses=True, health_check_interval=30, retry=no_retries(), **pool
     )
+    waiting = max_waiting if max_waiting is not None else max_connections
+    blocking = blocking_client(
+        url,
+        max_wait_s=max_wait_s,
+        retry=no_retries(),
+        **({} if waiting is None else {"max_connections": waiting}),
+    )
     return StoreConnection(
         url=url,
         client=client,
-        events=RedisEventStore(client, prefix=settings.key_prefix),
+        events=RedisEventStore(
+            client, prefix=settings.key_prefix, blocking_client=blocking, max_wait_s=max_wait_s
+        ),
         snapshots=RedisSnapshotStore(client, prefix=settings.key_prefix),
         server=server,
     )

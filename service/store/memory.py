@@ -131,7 +131,9 @@ class InMemoryEventStore(EventStore):
             game = self._games.get(game_id)
             return 0 if game is None else len(game.events)
 
-    def wait(self, game_id: str, after_version: int, timeout_s: float) -> list[RecordedEvent]:
+    def wait(
+        self, game_id: str, after_version: int, timeout_s: float, *, limit: int | None = None
+    ) -> list[RecordedEvent]:
         check_game_id(game_id)
         deadline = time.monotonic() + max(timeout_s, 0.0)
         with self._changed:
@@ -139,7 +141,7 @@ class InMemoryEventStore(EventStore):
                 found = self.read(game_id, after_version)
                 remaining = deadline - time.monotonic()
                 if found or remaining <= 0:
-                    return found
+                    return found if limit is None else found[:limit]
                 self._changed.wait(remaining)
 
     def info(self, game_id: str) -> GameRecord | None:

@@ -139,8 +139,11 @@ class EventStore(ABC):
         """Number of events of the game (0: no such game)."""
 
     @abstractmethod
-    def wait(self, game_id: str, after_version: int, timeout_s: float) -> list[RecordedEvent]:
-        """Events after ``after_version``; blocks up to ``timeout_s`` until there is one."""
+    def wait(
+        self, game_id: str, after_version: int, timeout_s: float, *, limit: int | None = None
+    ) -> list[RecordedEvent]:
+        """Events after ``after_version`` (at most ``limit``); blocks up to ``timeout_s``
+        until there is one."""
 
     @abstractmethod
     def info(self, game_id: str) -> GameRecord | None:

@@ -172,13 +172,45 @@ def _parse_entry(game_id: str, entry_id: Any, fields: Mapping[Any, Any]) -> Reco
     )
 
 
+# The longest single XREAD BLOCK ``wait`` performs; longer waits return empty (callers
+# loop). ``blocking_client`` builds a client whose socket timeout is above it.
+MAX_WAIT_S = 60.0
+# Socket timeout of the blocking client beyond the block time: room for a busy server.
+BLOCK_MARGIN_S = 10.0
+
+
+def blocking_client(url: str, *, max_wait_s: float = MAX_WAIT_S, **kwargs: Any) -> redis.Redis:
+    """A client for blocking reads of at most ``max_wait_s``: its socket timeout is the
+    block time plus a margin, set here explicitly rather than left to the library's
+    default (redis-py 8's 5 s default would cut every longer block)."""
+    return redis.Redis.from_url(
+        url,
+        decode_responses=True,
+        socket_timeout=max_wait_s + BLOCK_MARGIN_S,
+        socket_connect_timeout=5.0,
+        **kwargs,
+    )
+
+
 class RedisEventStore(EventStore):
     """One Redis stream per game; appends checked and made atomic by a Lua script."""
 
-    def __init__(self, client: redis.Redis, *, prefix: str = "tigris") -> None:
+    def __init__(
+        self,
+        client: redis.Redis,
+        *,
+        prefix: str = "tigris",
+        blocking_client: redis.Redis | None = None,
+        max_wait_s: float = MAX_WAIT_S,
+    ) -> None:
         # redis-py types replies as unions over both decode modes; _s() normalises
         # them here, so the client is used untyped inside the adapter.
         self.client: Any = client
+        # ``wait`` blocks in XREAD BLOCK: on its own client (see ``blocking_client``), so
+        # that its socket timeout exceeds the longest block whatever the client library's
+        # default timeout is, and its connections never compete with commands for a pool.
+        self.blocking_client: Any = client if blocking_client is None else blocking_client
+        self.max_wait_s = max_wait_s
         self.keys = RedisKeys(prefix)
         self._append_sha = hashlib.sha1(_APPEND_LUA.encode()).hexdigest()
 
@@ -263,14 +295,18 @@ class RedisEventStore(EventStore):
         with _guard():
             return int(self.client.xlen(self.keys.events(game_id)))
 
-    def wait(self, game_id: str, after_version: int, timeout_s: float) -> list[RecordedEvent]:
+    def wait(
+        self, game_id: str, after_version: int, timeout_s: float, *, limit: int | None = None
+    ) -> list[RecordedEvent]:
         check_game_id(game_id)
-        block = int(timeout_s * 1000)
+        # Never longer than the blocking client's socket timeout allows (see __init__).
+        block = int(min(timeout_s, self.max_wait_s) * 1000)
         with _guard():
             # BLOCK 0 would mean "forever": a zero timeout is a plain non-blocking read.
-            answer = self.client.xread(
+            answer = self.blocking_client.xread(
                 {self.keys.events(game_id): f"{after_version}-0"},
                 block=block if block > 0 else None,
+                count=limit,
             )
         if not answer:
             return []

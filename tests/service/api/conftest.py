@@ -11,7 +11,9 @@ import sys
 import time
 import uuid
 from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -193,6 +195,7 @@ def domain_state(client: FlaskClient, game: Game) -> Any:
 class LiveServer:
     url: str
     process: subprocess.Popen[bytes]
+    log: Path
 
 
 def _free_port() -> int:
@@ -202,19 +205,23 @@ def _free_port() -> int:
         return port
 
 
-@pytest.fixture(scope="module")
-def live_server(redis_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
-    """The real service (``python -m service``: gunicorn, gthread) on a free port."""
+@contextmanager
+def start_live_server(
+    redis_url: str, log_dir: Path, extra_env: Mapping[str, str] | None = None
+) -> Iterator[LiveServer]:
+    """The real service (``python -m service``: gunicorn, gevent workers) on a free
+    loopback port, with the service's default settings unless ``extra_env`` says otherwise."""
     port = _free_port()
-    log = tmp_path_factory.mktemp("server") / "server.log"
+    log = log_dir / "server.log"
     env = {
         **os.environ,
         "REDIS_URL": redis_url,
         "TIGRIS_KEY_PREFIX": f"live-{uuid.uuid4().hex[:10]}",
         "TIGRIS_ADMIN_TOKEN": ADMIN_TOKEN,
+        "TIGRIS_HOST": "127.0.0.1",
         "TIGRIS_PORT": str(port),
         "TIGRIS_WORKERS": "2",
-        "TIGRIS_SSE_HEARTBEAT": "2",  # a quick graceful stop at the end
+        **(extra_env or {}),
     }
     with log.open("wb") as out:
         process = subprocess.Popen(
@@ -232,10 +239,19 @@ def live_server(redis_url: str, tmp_path_factory: pytest.TempPathFactory) -> Ite
             process.kill()
             raise RuntimeError(f"the service did not start:\n{log.read_text()[-2000:]}")
         time.sleep(0.2)
-    yield LiveServer(url, process)
-    process.send_signal(signal.SIGTERM)
     try:
-        process.wait(timeout=20)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        process.wait()
+        yield LiveServer(url, process, log)
+    finally:
+        process.send_signal(signal.SIGTERM)
+        try:
+            process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+@pytest.fixture(scope="module")
+def live_server(redis_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
+    """The real service with its default settings (heartbeat, timeouts, limits)."""
+    with start_live_server(redis_url, tmp_path_factory.mktemp("server")) as server:
+        yield server

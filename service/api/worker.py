@@ -1,0 +1,196 @@
+"""The gunicorn worker of the service: gevent, with timeouts for slow clients and
+problem+json answers for the errors gunicorn meets before the application runs.
+
+Why gevent: an open event stream spends its life waiting (on Redis, then on the client's
+socket). With gevent each connection is a greenlet, so thousands of open streams, idle
+keep-alive connections or stalled clients cost memory, never a thread that a command or
+a health check needs. The application stays plain synchronous Flask; redis-py (with the
+hiredis parser) runs on gevent's patched sockets, so every Redis wait yields too.
+
+What slow or hostile clients get:
+
+- headers: a connection must deliver a complete request head within the keep-alive time
+  (``TIGRIS_HEADER_TIMEOUT``, gunicorn's ``keepalive``) of opening, or of its previous
+  response, or it is closed; so stalled half-requests and idle keep-alive connections go;
+- every single read or write on a client socket that makes no progress for
+  ``TIGRIS_CLIENT_TIMEOUT`` seconds (default 30) ends the connection: a body that stalls
+  (400, see ``service.api.streams``), a stream client that never reads (its stream is
+  dropped once the socket buffers are full and the next write times out);
+- errors gunicorn raises before the application (request line too long 414, header
+  fields too large 431, malformed request line, header or framing 400, unsupported
+  transfer coding 501) are answered as ``application/problem+json``, never with HTML or
+  a stack trace, and the connection is closed.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import resource
+import warnings
+import weakref
+from typing import Any
+
+import gevent  # type: ignore[import-untyped]
+from gevent.monkey import MonkeyPatchWarning  # type: ignore[import-untyped]
+from gunicorn import util  # type: ignore[import-untyped]
+from gunicorn.http import errors as http_errors  # type: ignore[import-untyped]
+from gunicorn.workers.base_async import AsyncWorker  # type: ignore[import-untyped]
+from gunicorn.workers.ggevent import GeventWorker  # type: ignore[import-untyped]
+
+DEFAULT_CLIENT_TIMEOUT_S = 30.0
+MAX_DETAIL = 200
+OPEN_FILES_WANTED = 65536
+# After a 413, gunicorn reads off an unread body up to this size to keep the connection.
+DRAIN_LIMIT = 1 << 20
+STREAM_PATH_END = "/events/stream"
+
+
+def client_timeout_s(env: dict[str, str] | None = None) -> float:
+    env = dict(os.environ) if env is None else env
+    value = float(env.get("TIGRIS_CLIENT_TIMEOUT") or DEFAULT_CLIENT_TIMEOUT_S)
+    if value <= 0:
+        raise ValueError("TIGRIS_CLIENT_TIMEOUT must be positive")
+    return value
+
+
+def raise_open_files_limit(wanted: int = OPEN_FILES_WANTED) -> int:
+    """Raise this process's soft limit of open files towards ``wanted`` (within the hard
+    limit): every open stream holds a client socket and a Redis connection."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    target = wanted if hard == resource.RLIM_INFINITY else min(wanted, hard)
+    if soft != resource.RLIM_INFINITY and soft < target:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
+        return target
+    return int(soft)
+
+
+def pre_app_problem(exc: BaseException) -> tuple[int, str, str]:
+    """Status, title and detail for an error gunicorn raised before the application."""
+    if isinstance(exc, http_errors.InvalidResponseHeader | http_errors.InvalidResponseHeaderName):
+        return 500, "Internal Server Error", "an unexpected error occurred"
+    detail = str(exc)[:MAX_DETAIL]
+    if isinstance(exc, http_errors.LimitRequestLine):
+        return 414, "URI Too Long", f"request line too long: {detail}"
+    if isinstance(exc, http_errors.LimitRequestHeaders):
+        return 431, "Request Header Fields Too Large", f"request header fields: {detail}"
+    if isinstance(exc, http_errors.UnsupportedTransferCoding):
+        return 501, "Not Implemented", f"unsupported transfer coding: {detail}"
+    if isinstance(exc, http_errors.ExpectationFailed):
+        return 417, "Expectation Failed", detail
+    if isinstance(exc, http_errors.ForbiddenProxyRequest):
+        return 403, "Forbidden", "request forbidden"
+    if isinstance(exc, http_errors.ConfigurationProblem):
+        return 500, "Internal Server Error", "an unexpected error occurred"
+    if isinstance(exc, http_errors.ParseException):
+        return 400, "Bad Request", f"malformed request ({type(exc).__name__}): {detail}"
+    return 500, "Internal Server Error", "an unexpected error occurred"
+
+
+def problem_bytes(status: int, title: str, detail: str) -> bytes:
+    body = json.dumps(
+        {"type": "about:blank", "title": title, "status": status, "detail": detail}
+    ).encode("utf-8")
+    head = (
+        f"HTTP/1.1 {status} {title}\r\n"
+        "Connection: close\r\n"
+        "Content-Type: application/problem+json\r\n"
+        f"Content-Length: {len(body)}\r\n\r\n"
+    )
+    return head.encode("latin-1") + body
+
+
+def closing_when_asked(app: Any) -> Any:
+    """Wrap a WSGI app so that gunicorn closes the connection (and says so with
+    ``Connection: close``) after a response that asks for it with ``Connection: close``
+    (gunicorn otherwise drops that hop-by-hop header), and after a 413 whose unread body
+    is unknown or larger than ``DRAIN_LIMIT``; a smaller one is read off by gunicorn
+    before the next request, so that keep-alive connection stays usable."""
+
+    def wrapped(environ: dict[str, Any], start_response: Any) -> Any:
+        def start(status: str, headers: list[tuple[str, str]], exc_info: Any = None) -> Any:
+            close = any(
+                name.lower() == "connection" and value.strip().lower() == "close"
+                for name, value in headers
+            )
+            if status.startswith("413"):
+                length = str(environ.get("CONTENT_LENGTH") or "")
+                close = close or not (length.isdigit() and int(length) <= DRAIN_LIMIT)
+            response: Any = getattr(start_response, "__self__", None)
+            if close and response is not None and hasattr(response, "force_close"):
+                response.force_close()
+            return start_response(status, headers, exc_info)
+
+        return app(environ, start)
+
+    return wrapped
+
+
+class TigrisWorker(GeventWorker):  # type: ignore[misc]  # gunicorn is untyped
+    """gunicorn's gevent worker with per-operation socket timeouts and problem+json errors."""
+
+    client_timeout = DEFAULT_CLIENT_TIMEOUT_S
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.streams: weakref.WeakSet[Any] = weakref.WeakSet()  # greenlets serving a stream
+
+    def patch(self) -> None:
+        # The master imported redis (hence ssl) before forking, so gevent warns that ssl
+        # is patched late; the service speaks plain TCP or a unix socket to Redis and
+        # clients, and redis-py reaches sockets through the (patched) socket module.
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", MonkeyPatchWarning)
+            super().patch()
+
+    def init_process(self) -> None:
+        self.client_timeout = client_timeout_s()
+        raise_open_files_limit()
+        super().init_process()
+
+    def load_wsgi(self) -> None:
+        super().load_wsgi()
+        loaded: Any = getattr(self, "wsgi")  # noqa: B009  # set by gunicorn, untyped
+        self.wsgi = closing_when_asked(loaded)
+
+    def handle(self, listener: Any, client: Any, addr: Any) -> None:
+        # gunicorn's gevent worker makes the socket blocking without any limit; here each
+        # read or write gets the client timeout instead (the head has its own deadline,
+        # timeout_ctx: the keep-alive time).
+        client.settimeout(self.client_timeout)
+        AsyncWorker.handle(self, listener, client, addr)
+
+    def handle_request(self, listener_name: Any, req: Any, sock: Any, addr: Any) -> Any:
+        streaming = str(getattr(req, "path", "")).endswith(STREAM_PATH_END)
+        if streaming:
+            self.streams.add(gevent.getcurrent())
+        try:
+            return super().handle_request(listener_name, req, sock, addr)
+        except TimeoutError:
+            # A client that stopped reading (or sending): drop the connection quietly.
+            self.log.debug("client socket timed out; closing the connection")
+            raise StopIteration() from None
+        finally:
+            if streaming:
+                self.streams.discard(gevent.getcurrent())
+
+    def handle_exit(self, sig: Any, frame: Any) -> None:
+        # A graceful stop lets commands in flight finish, but an event stream never does:
+        # end the streams at once (their clients reconnect with Last-Event-ID elsewhere).
+        super().handle_exit(sig, frame)
+        gevent.spawn(self._end_streams)
+
+    def _end_streams(self) -> None:
+        gevent.killall(list(self.streams), block=False)
+
+    def handle_error(self, req: Any, client: Any, addr: Any, exc: BaseException) -> None:
+        status, title, detail = pre_app_problem(exc)
+        peer = addr[0] if addr else ""
+        if status >= 500:
+            self.log.exception("Error handling request from %s", peer)
+        else:
+            self.log.warning("Invalid request from ip=%s: %s (%d)", peer, detail, status)
+        try:
+            util.write_nonblock(client, problem_bytes(status, title, detail))
+        except Exception:
+            self.log.debug("Failed to send error message.")

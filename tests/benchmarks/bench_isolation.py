@@ -1,0 +1,276 @@
+"""Isolation benchmark (a script, not a test): open streams and stalled clients must not
+take the capacity commands and health checks need.
+
+Starts the real service (``python -m service``: gunicorn's gevent worker, default settings)
+on a fresh embedded Redis and measures, with the clients of ``bench_api`` (keep-alive,
+``If-Match``, seeded legal commands, separate processes):
+
+1. the command rate and latency with nothing else open;
+2. the same on fresh games while another process holds 1,000 open event streams (on idle
+   games, or with ``--follow`` on the games being played), 200 of which stop reading after
+   their response head, plus 400 stalled half-requests (part of a request head, then
+   nothing; each one the server closes is replaced at once, a slowloris attack).
+
+Meanwhile a prober process asks ``/healthz`` every 50 ms on a new connection. Targets:
+commands keep >= 80 % of their rate without streams, p99 <= 50 ms; ``/healthz`` always
+answers within 100 ms. Streams come from 50 loopback addresses (20 each) and stalled
+sockets from 20 others, so the service's default per-client limits hold.
+
+Run:  .venv/bin/python -m tests.benchmarks.bench_isolation [--streams 1000] [--never-read 200]
+      [--stalled 400] [--games 64] [--commands 60] [--follow] [--fsync always]
+
+Loopback only; every loop is bounded by counts and a deadline.
+"""
+
+from __future__ import annotations
+
+import argparse
+import http.client
+import multiprocessing
+import os
+import resource
+import selectors
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from service.embedded_redis import EmbeddedRedis
+from tests.benchmarks.bench_api import ADMIN_TOKEN, _free_port, _request, bench_api, plan_games
+
+STALLED_HEAD = b"GET /healthz HTTP/1.1\r\nHost: bench\r\nX-Slow: a"
+PHASE_LIMIT_S = 300.0
+
+
+def _raise_fd_limit() -> None:
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    wanted = 65536 if hard == resource.RLIM_INFINITY else min(65536, hard)
+    if soft != resource.RLIM_INFINITY and soft < wanted:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (wanted, hard))
+
+
+def _status_of(sock: socket.socket, deadline: float) -> int:
+    data = b""
+    while b"\r\n" not in data and time.monotonic() < deadline:
+        sock.settimeout(max(0.1, deadline - time.monotonic()))
+        chunk = sock.recv(4096)
+        if not chunk:
+            return 0
+        data += chunk
+    return int(data.split(b" ", 2)[1]) if data.startswith(b"HTTP/1.1 ") else 0
+
+
+def _stalled(port: int, n: int) -> socket.socket:
+    sock = socket.create_connection(
+        ("127.0.0.1", port), timeout=10, source_address=(f"127.0.2.{1 + n % 20}", 0)
+    )
+    sock.sendall(STALLED_HEAD)
+    sock.setblocking(False)
+    return sock
+
+
+def _hold(
+    port: int,
+    games: list[str],
+    *,
+    streams: int,
+    never_read: int,
+    stalled: int,
+    out: Any,
+    stop: Any,
+) -> None:
+    """Open the streams and stalled sockets; read the reading streams, replace every stalled
+    socket the server closes; until ``stop`` is set (or PHASE_LIMIT_S)."""
+    _raise_fd_limit()
+    selector = selectors.DefaultSelector()
+    opened: list[socket.socket] = []
+    statuses: Counter[int] = Counter()
+    deadline = time.monotonic() + 120
+    for n in range(streams):
+        sock = socket.create_connection(
+            ("127.0.0.1", port), timeout=10, source_address=(f"127.0.1.{1 + n // 20}", 0)
+        )
+        game = games[n % len(games)]
+        sock.sendall(f"GET /games/{game}/events/stream HTTP/1.1\r\nHost: bench\r\n\r\n".encode())
+        opened.append(sock)
+    for n, sock in enumerate(opened):
+        statuses[_status_of(sock, deadline)] += 1
+        if n >= never_read:  # the first ``never_read`` are never read again
+            sock.setblocking(False)
+            selector.register(sock, selectors.EVENT_READ, "stream")
+    for n in range(stalled):
+        selector.register(_stalled(port, n), selectors.EVENT_READ, "stalled")
+    out.put(("ready", dict(statuses)))
+    replaced = 0
+    received = 0
+    ends = time.monotonic() + PHASE_LIMIT_S
+    while not stop.is_set() and time.monotonic() < ends:
+        for key, _ in selector.select(timeout=0.1):
+            ready = key.fileobj
+            assert isinstance(ready, socket.socket)
+            try:
+                chunk = ready.recv(65536)
+            except (BlockingIOError, InterruptedError):
+                continue
+            except OSError:
+                chunk = b""
+            received += len(chunk)
+            if chunk:
+                continue
+            selector.unregister(ready)
+            ready.close()
+            if key.data == "stalled":
+                replaced += 1
+                selector.register(_stalled(port, replaced), selectors.EVENT_READ, "stalled")
+            else:
+                statuses[-1] += 1  # a stream the server ended
+    out.put(("done", {"replaced_stalled": replaced, "stream_bytes": received}))
+    for sock in opened:
+        sock.close()
+    for key in list(selector.get_map().values()):
+        key.fileobj.close()  # type: ignore[union-attr]
+
+
+def _probe(port: int, out: Any, stop: Any) -> None:
+    """GET /healthz on a new connection every 50 ms until ``stop`` (bounded by time)."""
+    latencies: list[float] = []
+    failures = 0
+    ends = time.monotonic() + PHASE_LIMIT_S
+    while not stop.is_set() and time.monotonic() < ends:
+        started = time.perf_counter()
+        try:
+            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+            ok = _request(conn, "GET", "/healthz")[0] == 200
+            conn.close()
+        except OSError:
+            ok = False
+        latencies.append(time.perf_counter() - started)
+        failures += not ok
+        time.sleep(0.05)
+    out.put((latencies, failures))
+
+
+def _phase(port: int, games: Any, processes: int, threads: int) -> tuple[dict[str, Any], Any]:
+    queue: multiprocessing.Queue[Any] = multiprocessing.Queue()
+    stop = multiprocessing.Event()
+    prober = multiprocessing.Process(target=_probe, args=(port, queue, stop))
+    prober.start()
+    time.sleep(0.5)
+    api = bench_api(port, games, processes, threads)
+    stop.set()
+    probes = queue.get(timeout=60)
+    prober.join()
+    return api, probes
+
+
+def _health(probes: Any) -> str:
+    latencies, failures = probes
+    ordered = sorted(latencies)
+    slow = sum(1 for x in ordered if x > 0.1)
+    return (
+        f"{len(ordered)} probes, p50 {1000 * statistics.median(ordered):.1f} ms, "
+        f"max {1000 * ordered[-1]:.1f} ms, over 100 ms: {slow}, failed: {failures}"
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--streams", type=int, default=1000)
+    parser.add_argument("--never-read", type=int, default=200)
+    parser.add_argument("--stalled", type=int, default=400)
+    parser.add_argument("--games", type=int, default=64, help="games played per phase")
+    parser.add_argument("--commands", type=int, default=60, help="commands per game")
+    parser.add_argument("--processes", type=int, default=1, help="command client processes")
+    parser.add_argument("--threads", type=int, default=4, help="client threads per process")
+    parser.add_argument("--workers", type=int, default=2, help="gunicorn workers")
+    parser.add_argument("--fsync", default="always", choices=["always", "everysec", "no"])
+    parser.add_argument(
+        "--follow", action="store_true", help="streams follow the games being played"
+    )
+    args = parser.parse_args()
+    _raise_fd_limit()
+
+    with (
+        tempfile.TemporaryDirectory() as tmp,
+        EmbeddedRedis(Path(tmp) / "redis", appendfsync=args.fsync) as server,
+    ):
+        port = _free_port()
+        env = {
+            **os.environ, "REDIS_URL": server.url, "TIGRIS_ADMIN_TOKEN": ADMIN_TOKEN,
+            "TIGRIS_PORT": str(port), "TIGRIS_WORKERS": str(args.workers),
+            "TIGRIS_LOG_LEVEL": "warning",
+        }  # fmt: skip
+        service = subprocess.Popen([sys.executable, "-m", "service"], env=env)
+        try:
+            deadline = time.monotonic() + 30
+            while True:
+                try:
+                    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=2)
+                    if _request(conn, "GET", "/readyz")[0] == 200:
+                        break
+                except OSError:
+                    if time.monotonic() > deadline:
+                        raise
+                time.sleep(0.2)
+            quiet = plan_games(port, args.games, args.commands)
+            loaded = plan_games(port, args.games, args.commands)
+            idle = [g.game_id for g in plan_games(port, 50, 0)]
+            base, base_probes = _phase(port, quiet, args.processes, args.threads)
+
+            queue: multiprocessing.Queue[Any] = multiprocessing.Queue()
+            stop = multiprocessing.Event()
+            followed = [g.game_id for g in loaded] if args.follow else idle
+            holder = multiprocessing.Process(
+                target=_hold,
+                args=(port, followed),
+                kwargs={
+                    "streams": args.streams,
+                    "never_read": args.never_read,
+                    "stalled": args.stalled,
+                    "out": queue,
+                    "stop": stop,
+                },
+            )
+            holder.start()
+            kind, statuses = queue.get(timeout=180)
+            assert kind == "ready"
+            time.sleep(6)  # past the header timeout: stalled sockets are being replaced
+            load, load_probes = _phase(port, loaded, args.processes, args.threads)
+            stop.set()
+            _, held = queue.get(timeout=60)
+            holder.join()
+        finally:
+            service.terminate()
+            service.wait(timeout=30)
+
+    ratio = load["rate"] / base["rate"]
+    print(f"no streams : {base['rate']:,.0f} commands/s, p50 {base['p50_ms']:.1f} ms, "
+          f"p99 {base['p99_ms']:.1f} ms, errors {base['error_count']}")  # fmt: skip
+    print(f"  /healthz : {_health(base_probes)}")
+    print(
+        f"with load  : {load['rate']:,.0f} commands/s ({ratio:.0%} of the rate without), "
+        f"p50 {load['p50_ms']:.1f} ms, p99 {load['p99_ms']:.1f} ms, errors {load['error_count']}"
+    )
+    print(f"  /healthz : {_health(load_probes)}")
+    print(
+        f"  load     : {args.streams} streams on {'the played' if args.follow else '50 idle'} "
+        f"games (answers {statuses}; {args.never_read} never read), {args.stalled} stalled "
+        f"half-requests ({held['replaced_stalled']} closed by the server and replaced), "
+        f"{held['stream_bytes']:,} stream bytes read"
+    )
+    worst = max(load_probes[0])
+    verdict = (
+        ratio >= 0.8 and load["p99_ms"] <= 50 and worst <= 0.1 and load_probes[1] == 0
+        and load["error_count"] == 0
+    )  # fmt: skip
+    print("targets    :", "met" if verdict else "NOT met",
+          "(>= 80 % of the rate, p99 <= 50 ms, every /healthz within 100 ms)")  # fmt: skip
+
+
+if __name__ == "__main__":
+    main()
