@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 from flask.testing import FlaskClient
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from werkzeug.test import TestResponse
 
@@ -374,6 +374,7 @@ def test_arbitrary_json_in_command_fields_is_judged_or_refused_cleanly(
     @settings(
         max_examples=60,
         deadline=None,
+        derandomize=True,  # the same examples every run: the coverage check below is stable
         suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
     )
     @given(
@@ -381,6 +382,7 @@ def test_arbitrary_json_in_command_fields_is_judged_or_refused_cleanly(
         values=st.lists(json_values, min_size=6, max_size=6),
         extra=st.none() | st.tuples(st.text(max_size=5), json_values),
     )
+    @example(name=registry.names[0], values=["\ud800"] * 6, extra=None)  # a lone surrogate: 400
     def probe(name: str, values: list[Any], extra: tuple[str, Any] | None) -> None:
         body: dict[str, Any] = {"type": name}
         for field, value in zip(registry.field_names(name), values, strict=False):
