@@ -40,7 +40,7 @@ class Budget:
     """How long a bot may think: ``playouts`` at most, and stop early when
     ``deadline()`` turns true (checked between playouts)."""
 
-    playouts: int = 400
+    playouts: int = 250  # about 1 s on the board game (~300 playouts/s), less for cards
     deadline: Callable[[], bool] | None = None
     depth: int = 12  # commands per playout before the evaluation takes over
     determinizations: int = 8
