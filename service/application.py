@@ -26,6 +26,7 @@ so a command is usually one Redis round trip; any refusal retries on the path ab
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import re
@@ -59,8 +60,10 @@ from service.events import (
     UndoAnswered,
     UndoRequested,
 )
+from service.seats import derived_tokens, hash_token, new_salt, new_tokens
 from service.store.connect import StoreConnection, connect
 from service.store.port import (
+    STATUSES,
     AppendResult,
     EventStore,
     GameRecord,
@@ -70,12 +73,17 @@ from service.store.port import (
     Snapshot,
     SnapshotStore,
     check_game_id,
+    index_filters,
+    index_member,
     is_game_id,
 )
 from service.store.replay import replay
 
 DEFAULT_IDEMPOTENCY_TTL_S = 2 * 24 * 3600
 MAX_PAGE = 200
+# An index entry with no game behind it is left alone this long: its creation may be under
+# way (the index is written first). Older ones are creations that never completed.
+CREATION_GRACE_MS = 60_000
 # A listing cursor as list_games makes it: creation time (ms, 15 digits), a colon, a game id.
 _CURSOR = re.compile(r"[0-9]{15}:[A-Za-z0-9_-]{1,64}")
 
@@ -133,6 +141,16 @@ class LoadedGame:
     version: int
     info: GameInfo
     snapshot_version: int = 0
+
+
+@dataclass(frozen=True)
+class CreatedGame:
+    """A new game with its seats' tokens (index = seat); ``replayed``: an earlier attempt
+    with the same idempotency key had created it."""
+
+    game: LoadedGame
+    tokens: tuple[str, ...]
+    replayed: bool
 
 
 @dataclass(frozen=True)
@@ -204,7 +222,15 @@ class GameService:
         seed: int | None,
         meta: CommandMeta,
         game_id: str | None = None,
+        *,
+        token_hashes: Sequence[str] = (),
+        created_ms: int | None = None,
     ) -> LoadedGame:
+        """Create a game. ``token_hashes`` (one per seat) are stored in the same atomic
+        write as the start events and info, so no game exists without its seats' tokens;
+        the game is indexed *before* that write, so a game that answers is always listed
+        (an index entry whose game never got written is dropped by ``list_games``).
+        ``created_ms`` fixes the creation time (an idempotent retry keeps its first one)."""
         rules = self._rules(kind)
         game_id = uuid.uuid4().hex if game_id is None else check_game_id(game_id)
         names = tuple(seat_names)
@@ -222,9 +248,12 @@ class GameService:
             seed = secrets.randbits(63)  # the seed decides the bag: unguessable
         events = rules.start(list(names), normalized, seed)
         state, _ = replay(rules, _Local.wrap(events))
-        now = self.clock().astimezone(UTC)
-        created_at = now.isoformat()
-        created_ms = int(now.timestamp() * 1000)
+        if token_hashes and len(token_hashes) != len(names):
+            raise ValueError(f"{len(token_hashes)} token hashes for {len(names)} seats")
+        if created_ms is None:
+            created_ms = int(self.clock().timestamp() * 1000)
+        created_at = datetime.fromtimestamp(created_ms / 1000, UTC).isoformat()
+        status = _status(rules, state)
         info = {
             "kind": kind,
             "seat_names": json.dumps(list(names), ensure_ascii=False),
@@ -233,16 +262,71 @@ class GameService:
             "created_ms": str(created_ms),
             "updated_at": created_at,
             "start_version": str(len(events)),
-            "status": _status(rules, state),
+            "status": status,
         }
         envelopes = [self._envelope(rules.events, kind, e, meta, created_at) for e in events]
+        self.store.index_game(game_id, created_ms, kind=kind, status=status)
+        tokens = {digest: seat for seat, digest in enumerate(token_hashes)}
         try:
-            result = self.store.append(game_id, envelopes, 0, info=info)
+            result = self.store.append(game_id, envelopes, 0, info=info, seat_tokens=tokens)
         except ConcurrencyError as exc:
             raise GameExists(0, exc.actual, game_id) from None
-        self.store.index_game(game_id, created_ms)
         record = GameRecord(game_id, info, result.last)
         return LoadedGame(game_id, kind, rules, state, result.last, _game_info(record))
+
+    def create_seated_game(  # noqa: PLR0917 (create_game's arguments)
+        self,
+        kind: str,
+        seat_names: Sequence[str],
+        options: Mapping[str, Any],
+        seed: int | None,
+        meta: CommandMeta,
+        idempotency_key: str | None = None,
+    ) -> CreatedGame:
+        """Create a game and its seats' tokens (returned once; only hashes are stored).
+
+        With an ``idempotency_key`` the creation can be retried safely: the first attempt
+        records (for the idempotency TTL) the game id, the creation time and a salt from
+        which the tokens are derived (``service.seats``); a retry with the same key and body
+        creates that same game if no earlier attempt got that far, or answers with it, and
+        its tokens, if one did. The same key with another body is an IdempotencyConflict."""
+        count = len(seat_names)
+        if idempotency_key is None:
+            tokens = new_tokens(count)
+            game = self.create_game(
+                kind, seat_names, options, seed, meta, token_hashes=[hash_token(t) for t in tokens]
+            )
+            return CreatedGame(game, tuple(tokens), replayed=False)
+        digest = command_hash(
+            kind,
+            {"seats": list(seat_names), "options": dict(options), "seed": seed},
+            meta.actor,
+        )
+        proposal = {
+            "hash": digest,
+            "game_id": uuid.uuid4().hex,
+            "created_ms": str(int(self.clock().timestamp() * 1000)),
+            "salt": new_salt(),
+        }
+        record = self.store.reserve_creation(idempotency_key, proposal, self.idempotency_ttl_s)
+        if record.get("hash") != digest:
+            raise IdempotencyConflict(idempotency_key)
+        game_id = record["game_id"]
+        tokens = derived_tokens(record["salt"], game_id, count)
+        try:
+            game = self.create_game(
+                kind,
+                seat_names,
+                options,
+                seed,
+                meta,
+                game_id,
+                token_hashes=[hash_token(t) for t in tokens],
+                created_ms=int(record["created_ms"]),
+            )
+        except GameExists:
+            return CreatedGame(self.load(game_id), tuple(tokens), replayed=True)
+        return CreatedGame(game, tuple(tokens), replayed=False)
 
     def handle(
         self,
@@ -472,24 +556,60 @@ class GameService:
         if cursor is not None and not _CURSOR.fullmatch(cursor):
             # Never read as "from the start": a mangled cursor would silently repeat page one.
             raise FormatError("malformed cursor: pass a next_cursor back unchanged", "cursor")
+        if status is not None and status not in STATUSES:
+            raise FormatError(f"unknown status {status!r}", "status")
+        # One index per filter (``index_filters``): a page costs O(limit), plus the few
+        # entries that listing finds stale and repairs on the way (see ``_stale``).
         found: list[GameInfo] = []
+        now_ms = int(self.clock().timestamp() * 1000)
         while True:
-            ids, next_cursor = self.store.list_game_ids(cursor, limit)
-            records = self.store.infos(ids)  # one round trip per page
-            for game_id, record in zip(ids, records, strict=True):
-                if record is None:
+            entries, next_cursor = self.store.list_index(
+                cursor, limit - len(found), kind=kind, status=status
+            )
+            records = self.store.infos([game_id for _, game_id in entries])  # one round trip
+            for (created_ms, game_id), record in zip(entries, records, strict=True):
+                info = None if record is None else _game_info(record)
+                if self._stale(game_id, created_ms, info, kind, status, now_ms):
                     continue
-                info = _game_info(record)
-                if (kind is None or info.kind == kind) and (
-                    status is None or info.status == status
-                ):
-                    found.append(info)
+                assert info is not None
+                found.append(info)
                 if len(found) == limit:
                     # More may follow: resume after this game.
-                    return found, f"{info.created_ms:015d}:{game_id}"
+                    return found, index_member(created_ms, game_id)
             if next_cursor is None:
                 return found, None
             cursor = next_cursor
+
+    def _stale(  # noqa: PLR0917 (one entry of a listing page)
+        self,
+        game_id: str,
+        created_ms: int,
+        info: GameInfo | None,
+        kind: str | None,
+        status: str | None,
+        now_ms: int,
+    ) -> bool:
+        """True if a listing's index entry does not describe its game; repairs the indexes.
+
+        - No game behind the entry: its creation was indexed first and never written (or is
+          being written now). Entries older than ``CREATION_GRACE_MS`` are removed.
+        - A game whose status is not the index's: a status change moves a game between
+          indexes in three steps (add to the new status's indexes, append, remove from the
+          old ones), since the indexes may live on another Redis Cluster slot than the game.
+          A process that died between the steps leaves it in both; listing moves it.
+        """
+        if info is None:
+            if now_ms - created_ms > CREATION_GRACE_MS:
+                filters = {f for k in self.games for st in STATUSES for f in index_filters(k, st)}
+                with contextlib.suppress(StoreUnavailable):
+                    self.store.unindex_game(game_id, created_ms, sorted(filters, key=str))
+            return True
+        if status is not None and info.status != status:
+            with contextlib.suppress(StoreUnavailable):
+                self.store.index_game(game_id, created_ms, kind=info.kind, status=info.status)
+                self.store.unindex_game(game_id, created_ms, [(None, status), (info.kind, status)])
+            return True
+        return kind is not None and info.kind != kind  # never true for a sound index
 
     def check_snapshots(self, game_id: str) -> list[SnapshotMismatch]:
         """Compare every cached snapshot of the game with a full fold (no snapshots)."""
@@ -577,6 +697,10 @@ class GameService:
             else Idempotency(idempotency_key, digest, self.idempotency_ttl_s)
         )
         status = _status(game.rules, state)
+        before = game.info.status
+        created_ms = game.info.created_ms
+        if status != before:  # listed under the new status before it is true (see _stale)
+            self.store.index_game(game.game_id, created_ms, kind=game.kind, status=status)
         result = self.store.append(
             game.game_id,
             envelopes,
@@ -584,6 +708,12 @@ class GameService:
             idempotency=idempotency,
             info={"status": status, "updated_at": recorded_at},
         )
+        if status != before and not result.replayed:
+            with contextlib.suppress(StoreUnavailable):  # stored: listing repairs the rest
+                self.store.index_game(game.game_id, created_ms, kind=game.kind, status=status)
+                self.store.unindex_game(
+                    game.game_id, created_ms, [(None, before), (game.kind, before)]
+                )
         if result.replayed:  # a concurrent twin with the same key won the race
             return self._outcome_of_replay(game.game_id, result)
         stored = [

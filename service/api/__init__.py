@@ -140,7 +140,8 @@ def _services(config: Mapping[str, Any], settings: ApiSettings) -> Services:
         client = connection.client
     return Services(
         games=game_service,
-        tokens=TokenStore(client, store_settings.key_prefix),
+        tokens=TokenStore(game_service.store),
         settings=settings,
         redis=client,
+        key_prefix=store_settings.key_prefix,
     )

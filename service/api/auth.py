@@ -7,17 +7,14 @@ creation; Redis keeps only their SHA-256 hashes, in a hash under the game's hash
 
 from __future__ import annotations
 
-import hashlib
 import hmac
-import secrets
 from dataclasses import dataclass
 
-import redis
 from flask import request
 
 from service.api.problems import forbidden, unauthorized
-
-TOKEN_BYTES = 32  # 256 bits of entropy: guessing is not an attack
+from service.seats import hash_token
+from service.store.port import EventStore
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,51 +41,31 @@ class Caller:
         return self.seat
 
 
-def hash_token(token: str) -> str:
-    return hashlib.sha256(token.encode("utf-8")).hexdigest()
-
-
 class TokenStore:
-    """Seat tokens of every game, stored as hashes: ``hash(token) -> seat``.
+    """Seat tokens of every game, read through the event store (which writes their hashes
+    in the same atomic step that creates the game): ``hash(token) -> seat``.
 
     A token never changes its seat once issued, so known hashes are remembered in the
-    process (bounded); unknown ones are always asked of Redis.
+    process (bounded); unknown ones are always asked of the store.
     """
 
-    def __init__(self, client: redis.Redis, key_prefix: str, remember: int = 4096) -> None:
-        self._redis = client
-        self._prefix = key_prefix
+    def __init__(self, store: EventStore, remember: int = 4096) -> None:
+        self._store = store
         self._known: dict[tuple[str, str], int] = {}
         self._remember = remember
-
-    def _key(self, game_id: str) -> str:
-        return f"{self._prefix}:{{{game_id}}}:tokens"
-
-    def issue(self, game_id: str, seat_count: int) -> list[str]:
-        """New tokens for seats ``0..seat_count-1``; only their hashes are kept."""
-        tokens = [secrets.token_urlsafe(TOKEN_BYTES) for _ in range(seat_count)]
-        with self._redis.pipeline(transaction=True) as pipe:
-            for seat, token in enumerate(tokens):
-                pipe.hset(self._key(game_id), hash_token(token), str(seat))
-            pipe.execute()
-        return tokens
-
-    def revoke(self, game_id: str) -> None:
-        """Forget every token of a game (one whose creation failed after issuing)."""
-        self._redis.delete(self._key(game_id))
 
     def seat_of(self, game_id: str, token: str) -> int | None:
         digest = hash_token(token)
         known = self._known.get((game_id, digest))
         if known is not None:
             return known
-        seat = self._redis.hget(self._key(game_id), digest)
+        seat = self._store.seat_of_token(game_id, digest)
         if seat is None:
             return None
         if len(self._known) >= self._remember:
             self._known.clear()  # crude but bounded; a miss only costs one HGET
-        self._known[(game_id, digest)] = int(seat)
-        return int(seat)
+        self._known[(game_id, digest)] = seat
+        return seat
 
 
 def bearer_token() -> str | None:

@@ -22,6 +22,7 @@ class Services:
     tokens: TokenStore
     settings: ApiSettings
     redis: redis.Redis
+    key_prefix: str = "tigris"  # of every Redis key of this deployment
 
 
 def services() -> Services:

@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import contextlib
 import uuid
 
-import redis
 from flask import Blueprint, Response
 
 from service.api.context import caller_for, services
-from service.api.http import json_response, load_body, load_query
+from service.api.http import idempotency_key, json_response, load_body, load_query
 from service.api.presenters import game_json, info_json
 from service.api.problems import bad_request, forbidden
 from service.api.schemas import GameCreateSchema, GameListQuerySchema
@@ -28,18 +26,13 @@ def create_game() -> Response:
     meta = CommandMeta(
         command_id=uuid.uuid4().hex, actor="admin" if caller.admin else "system", seat=None
     )
-    # The tokens are stored first, so that no game ever exists without its seats' tokens;
-    # if the game then cannot be created, they are withdrawn again.
-    game_id = uuid.uuid4().hex
-    tokens = found.tokens.issue(game_id, len(body["seats"]))
-    try:
-        game = found.games.create_game(
-            body["kind"], body["seats"], body["options"], body["seed"], meta, game_id=game_id
-        )
-    except Exception:
-        with contextlib.suppress(redis.RedisError):
-            found.tokens.revoke(game_id)
-        raise
+    # One atomic write stores the game with its seats' token hashes (and the index entry
+    # goes first): see GameService.create_game. With an Idempotency-Key a retry after a
+    # lost answer gets the same game and the same tokens back.
+    created = found.games.create_seated_game(
+        body["kind"], body["seats"], body["options"], body["seed"], meta, idempotency_key()
+    )
+    game, tokens = created.game, created.tokens
     seats = [
         {"seat": seat, "name": name, "token": token, "authorization": f"Bearer {token}"}
         for seat, (name, token) in enumerate(zip(body["seats"], tokens, strict=True))
@@ -47,6 +40,7 @@ def create_game() -> Response:
     response = json_response({"game": game_json(game), "seats": seats}, 201, version=game.version)
     response.headers["Location"] = f"/games/{game.game_id}"
     response.headers["Cache-Control"] = "no-store"  # the body holds the secrets
+    response.headers["Idempotent-Replayed"] = "true" if created.replayed else "false"
     return response
 
 

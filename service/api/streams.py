@@ -144,7 +144,7 @@ def stream_gate() -> StreamGate:
 
 
 def _ticket_key(game_id: str, ticket: str) -> str:
-    prefix = services().tokens._prefix
+    prefix = services().key_prefix
     digest = hashlib.sha256(ticket.encode("utf-8")).hexdigest()
     return f"{prefix}:{{{game_id}}}:ticket:{digest}"
 

@@ -25,6 +25,9 @@ from service.store.port import (
     SnapshotStore,
     check_append,
     check_game_id,
+    index_filters,
+    index_member,
+    parse_member,
 )
 
 
@@ -34,12 +37,15 @@ class _Game:
     info: dict[str, str] = field(default_factory=dict)
     # key -> (command hash, first, last, expiry on the monotonic clock)
     idempotency: dict[str, tuple[str, int, int, float]] = field(default_factory=dict)
+    tokens: dict[str, int] = field(default_factory=dict)  # token hash -> seat
 
 
 class InMemoryEventStore(EventStore):
     def __init__(self, monotonic: Callable[[], float] = time.monotonic) -> None:
         self._games: dict[str, _Game] = {}
-        self._index: list[tuple[int, str]] = []
+        # (kind, status) filter (None = any) -> index members
+        self._indexes: dict[tuple[str | None, str | None], set[str]] = {}
+        self._creations: dict[str, tuple[dict[str, str], float]] = {}
         self._changed = threading.Condition()
         self._monotonic = monotonic
 
@@ -51,8 +57,9 @@ class InMemoryEventStore(EventStore):
         *,
         idempotency: Idempotency | None = None,
         info: Mapping[str, str] | None = None,
+        seat_tokens: Mapping[str, int] | None = None,
     ) -> AppendResult:
-        check_append(game_id, events, expected_version)
+        check_append(game_id, events, expected_version, seat_tokens)
         with self._changed:
             game = self._games.get(game_id) or _Game()
             if idempotency is not None:
@@ -79,6 +86,7 @@ class InMemoryEventStore(EventStore):
                     )
                 )
             game.info.update(info or {})
+            game.tokens.update(seat_tokens or {})
             last = len(game.events)
             if idempotency is not None:
                 expiry = self._monotonic() + idempotency.ttl_s
@@ -152,21 +160,52 @@ class InMemoryEventStore(EventStore):
                 return None
             return GameRecord(game_id, dict(game.info), len(game.events))
 
-    def index_game(self, game_id: str, created_ms: int) -> None:
+    def seat_of_token(self, game_id: str, token_hash: str) -> int | None:
         check_game_id(game_id)
         with self._changed:
-            if (created_ms, game_id) not in self._index:
-                self._index.append((created_ms, game_id))
-                self._index.sort()
+            game = self._games.get(game_id)
+            return None if game is None else game.tokens.get(token_hash)
 
-    def list_game_ids(self, cursor: str | None, limit: int) -> tuple[list[str], str | None]:
+    def index_game(
+        self, game_id: str, created_ms: int, *, kind: str | None = None, status: str | None = None
+    ) -> None:
+        check_game_id(game_id)
+        filters = [(None, None)] if kind is None else index_filters(kind, status)
         with self._changed:
-            newest_first = [f"{ms:015d}:{gid}" for ms, gid in reversed(self._index)]
+            for key in filters:
+                self._indexes.setdefault(key, set()).add(index_member(created_ms, game_id))
+
+    def unindex_game(
+        self, game_id: str, created_ms: int, filters: Sequence[tuple[str | None, str | None]]
+    ) -> None:
+        check_game_id(game_id)
+        with self._changed:
+            for key in filters:
+                self._indexes.get(key, set()).discard(index_member(created_ms, game_id))
+
+    def list_index(
+        self,
+        cursor: str | None,
+        limit: int,
+        *,
+        kind: str | None = None,
+        status: str | None = None,
+    ) -> tuple[list[tuple[int, str]], str | None]:
+        with self._changed:
+            newest_first = sorted(self._indexes.get((kind, status), set()), reverse=True)
         if cursor is not None:
             newest_first = [m for m in newest_first if m < cursor]
         page = newest_first[:limit]
         next_cursor = page[-1] if len(page) == limit else None
-        return [m.split(":", 1)[1] for m in page], next_cursor
+        return [parse_member(m) for m in page], next_cursor
+
+    def reserve_creation(self, key: str, record: Mapping[str, str], ttl_s: int) -> dict[str, str]:
+        with self._changed:
+            found = self._creations.get(key)
+            if found is None or found[1] <= self._monotonic():
+                found = (dict(record), self._monotonic() + ttl_s)
+                self._creations[key] = found
+            return dict(found[0])
 
 
 class InMemorySnapshotStore(SnapshotStore):

@@ -29,13 +29,43 @@ def check_game_id(game_id: str) -> str:
     return game_id
 
 
-def check_append(game_id: str, events: Sequence[object], expected_version: int) -> None:
+def check_append(
+    game_id: str,
+    events: Sequence[object],
+    expected_version: int,
+    seat_tokens: Mapping[str, int] | None = None,
+) -> None:
     """The argument checks every adapter makes before it appends anything."""
     check_game_id(game_id)
     if not events:
         raise ValueError("append needs at least one event")
     if expected_version < 0:
         raise ValueError(f"expected_version must be >= 0, not {expected_version}")
+    if seat_tokens and expected_version != 0:
+        raise ValueError("seat tokens are written only by the append that creates a game")
+
+
+STATUSES = ("active", "over")
+
+
+def index_member(created_ms: int, game_id: str) -> str:
+    """A game's entry in the game indexes: ordered by creation time, then id. It is also
+    the listing cursor (``<15-digit created_ms>:<game_id>``)."""
+    return f"{created_ms:015d}:{game_id}"
+
+
+def parse_member(member: str) -> tuple[int, str]:
+    created, _, game_id = member.partition(":")
+    return int(created), game_id
+
+
+def index_filters(kind: str, status: str | None) -> list[tuple[str | None, str | None]]:
+    """The indexes a game of ``kind`` with ``status`` belongs to: every game, its kind,
+    and (given a status) its status and its kind with its status."""
+    filters: list[tuple[str | None, str | None]] = [(None, None), (kind, None)]
+    if status is not None:
+        filters += [(None, status), (kind, status)]
+    return filters
 
 
 def is_game_id(game_id: object) -> bool:
@@ -110,11 +140,14 @@ class EventStore(ABC):
         *,
         idempotency: Idempotency | None = None,
         info: Mapping[str, str] | None = None,
+        seat_tokens: Mapping[str, int] | None = None,
     ) -> AppendResult:
         """Append ``events`` atomically if the game has exactly ``expected_version`` events.
 
         All or nothing: either every event is appended (versions ``expected+1..``) together
-        with the idempotency record and the ``info`` fields, or nothing changes.
+        with the idempotency record, the ``info`` fields and (only when creating the game,
+        ``expected_version == 0``) the seat tokens' hashes (``hash -> seat``), or nothing
+        changes: a game never exists without its seats' tokens.
         Raises ConcurrencyError on a stale version, IdempotencyConflict if the key was used
         for a different command hash; a repeated key with the same hash returns the
         original result with ``replayed=True`` and appends nothing (version not checked).
@@ -154,12 +187,44 @@ class EventStore(ABC):
         return [self.info(game_id) for game_id in game_ids]
 
     @abstractmethod
-    def index_game(self, game_id: str, created_ms: int) -> None:
-        """Add a game to the game index (ordered by creation time)."""
+    def seat_of_token(self, game_id: str, token_hash: str) -> int | None:
+        """The seat whose token hashes to ``token_hash`` in this game, if any."""
 
     @abstractmethod
+    def index_game(
+        self, game_id: str, created_ms: int, *, kind: str | None = None, status: str | None = None
+    ) -> None:
+        """Add a game to the game index (ordered by creation time) and, given its ``kind``
+        (and ``status``), to the filtered indexes (``index_filters``). Adding twice changes
+        nothing."""
+
+    @abstractmethod
+    def unindex_game(
+        self, game_id: str, created_ms: int, filters: Sequence[tuple[str | None, str | None]]
+    ) -> None:
+        """Remove a game from the indexes of ``filters`` (``(kind, status)``, None = any)."""
+
+    @abstractmethod
+    def list_index(
+        self,
+        cursor: str | None,
+        limit: int,
+        *,
+        kind: str | None = None,
+        status: str | None = None,
+    ) -> tuple[list[tuple[int, str]], str | None]:
+        """``(created_ms, game_id)`` of one index, newest first, after ``cursor``; and the
+        cursor of the next page (None at the end). O(log n + limit)."""
+
     def list_game_ids(self, cursor: str | None, limit: int) -> tuple[list[str], str | None]:
-        """Game ids, newest first, after ``cursor``; and the cursor of the next page."""
+        """Game ids of the whole index, newest first, after ``cursor``; and the next cursor."""
+        page, next_cursor = self.list_index(cursor, limit)
+        return [game_id for _, game_id in page], next_cursor
+
+    @abstractmethod
+    def reserve_creation(self, key: str, record: Mapping[str, str], ttl_s: int) -> dict[str, str]:
+        """Keep ``record`` under the creation idempotency ``key`` for ``ttl_s`` unless a
+        record is there already; return the record that is there now (first one wins)."""
 
 
 @dataclass(frozen=True, slots=True)

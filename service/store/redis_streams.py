@@ -43,6 +43,9 @@ from service.store.port import (
     SnapshotStore,
     check_append,
     check_game_id,
+    index_filters,
+    index_member,
+    parse_member,
 )
 
 # Everything is checked before the first write, so the script either writes
@@ -50,9 +53,10 @@ from service.store.port import (
 # run atomically and reach the AOF as one MULTI/EXEC block, which Redis drops
 # whole if a crash cuts it short.
 _APPEND_LUA = """
-local stream, info, idem = KEYS[1], KEYS[2], KEYS[3]
+local stream, info, tokens, idem = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 local expected = tonumber(ARGV[1])
 local n_info = tonumber(ARGV[2])
+local n_tokens = tonumber(ARGV[3])
 local last_arg = #ARGV
 local command_hash, ttl_ms
 if idem then
@@ -70,10 +74,14 @@ local current = redis.call('XLEN', stream)
 if current ~= expected then
   return 'stale ' .. current
 end
-local i = 3
+local i = 4
 if n_info > 0 then
   redis.call('HSET', info, unpack(ARGV, i, i + 2 * n_info - 1))
   i = i + 2 * n_info
+end
+if n_tokens > 0 then
+  redis.call('HSET', tokens, unpack(ARGV, i, i + 2 * n_tokens - 1))
+  i = i + 2 * n_tokens
 end
 local version = current
 while i < last_arg do
@@ -152,9 +160,26 @@ class RedisKeys:
         digest = hashlib.sha256(key.encode()).hexdigest()[:32]
         return f"{self.prefix}:{{{game_id}}}:idem:{digest}"
 
+    def tokens(self, game_id: str) -> str:
+        return f"{self.prefix}:{{{game_id}}}:tokens"
+
     @property
     def index(self) -> str:
         return f"{self.prefix}:games"
+
+    def filtered_index(self, kind: str | None, status: str | None) -> str:
+        """``P:games`` (every game), ``P:games:kind:<k>``, ``P:games:status:<s>``,
+        ``P:games:kind:<k>:status:<s>``."""
+        name = self.index
+        if kind is not None:
+            name += f":kind:{kind}"
+        if status is not None:
+            name += f":status:{status}"
+        return name
+
+    def creation(self, key: str) -> str:
+        digest = hashlib.sha256(key.encode()).hexdigest()[:32]
+        return f"{self.prefix}:create-idem:{digest}"
 
 
 def _parse_entry(game_id: str, entry_id: Any, fields: Mapping[Any, Any]) -> RecordedEvent:
@@ -222,13 +247,17 @@ class RedisEventStore(EventStore):
         *,
         idempotency: Idempotency | None = None,
         info: Mapping[str, str] | None = None,
+        seat_tokens: Mapping[str, int] | None = None,
     ) -> AppendResult:
-        check_append(game_id, events, expected_version)
-        keys = [self.keys.events(game_id), self.keys.info(game_id)]
+        check_append(game_id, events, expected_version, seat_tokens)
+        keys = [self.keys.events(game_id), self.keys.info(game_id), self.keys.tokens(game_id)]
         info_items = sorted((info or {}).items())
-        args: list[str | int] = [expected_version, len(info_items)]
+        token_items = sorted((seat_tokens or {}).items())
+        args: list[str | int] = [expected_version, len(info_items), len(token_items)]
         for name, value in info_items:
             args += [name, value]
+        for token_hash, seat in token_items:
+            args += [token_hash, seat]
         for event in events:
             args += [event.type, event.schema_version, _dumps(event.data), _dumps(event.metadata)]
         if idempotency is not None:
@@ -336,33 +365,81 @@ class RedisEventStore(EventStore):
             records.append(GameRecord(game_id, values, version))
         return records
 
-    def index_game(self, game_id: str, created_ms: int) -> None:
+    def seat_of_token(self, game_id: str, token_hash: str) -> int | None:
         check_game_id(game_id)
         with _guard():
-            # Equal scores make the set ordered by member: creation time, then id.
-            self.client.zadd(self.keys.index, {f"{created_ms:015d}:{game_id}": 0})
+            seat = self.client.hget(self.keys.tokens(game_id), token_hash)
+        return None if seat is None else int(_s(seat))
 
-    def list_game_ids(self, cursor: str | None, limit: int) -> tuple[list[str], str | None]:
+    def index_game(
+        self, game_id: str, created_ms: int, *, kind: str | None = None, status: str | None = None
+    ) -> None:
+        check_game_id(game_id)
+        filters = [(None, None)] if kind is None else index_filters(kind, status)
+        member = index_member(created_ms, game_id)
+        with _guard():
+            # Equal scores make each set ordered by member: creation time, then id.
+            pipe = self.client.pipeline(transaction=False)
+            for k, s in filters:
+                pipe.zadd(self.keys.filtered_index(k, s), {member: 0})
+            pipe.execute()
+
+    def unindex_game(
+        self, game_id: str, created_ms: int, filters: Sequence[tuple[str | None, str | None]]
+    ) -> None:
+        check_game_id(game_id)
+        member = index_member(created_ms, game_id)
+        with _guard():
+            pipe = self.client.pipeline(transaction=False)
+            for k, s in filters:
+                pipe.zrem(self.keys.filtered_index(k, s), member)
+            pipe.execute()
+
+    def list_index(
+        self,
+        cursor: str | None,
+        limit: int,
+        *,
+        kind: str | None = None,
+        status: str | None = None,
+    ) -> tuple[list[tuple[int, str]], str | None]:
         start = "+" if cursor is None else f"({cursor}"
+        key = self.keys.filtered_index(kind, status)
         with _guard():
             members = [
-                _s(m)
-                for m in self.client.zrevrangebylex(self.keys.index, start, "-", start=0, num=limit)
+                _s(m) for m in self.client.zrevrangebylex(key, start, "-", start=0, num=limit)
             ]
         next_cursor = members[-1] if len(members) == limit else None
-        return [m.split(":", 1)[1] for m in members], next_cursor
+        return [parse_member(m) for m in members], next_cursor
+
+    def reserve_creation(self, key: str, record: Mapping[str, str], ttl_s: int) -> dict[str, str]:
+        name = self.keys.creation(key)
+        with _guard():
+            if self.client.set(name, _dumps(dict(record)), nx=True, px=ttl_s * 1000):
+                return dict(record)
+            stored = self.client.get(name)
+        if stored is None:  # expired between the two calls: take it afresh
+            return self.reserve_creation(key, record, ttl_s)
+        found: dict[str, str] = _loads(_s(stored))
+        return found
 
     def rebuild_index(self) -> int:
-        """Recreate the game index from the info hashes (after losing it); returns the count."""
+        """Recreate the game indexes from the info hashes (after losing them); returns the
+        count. (Stale entries of a lost status change are repaired by listing itself.)"""
         count = 0
         pattern = f"{self.keys.prefix}:{{*}}:info"
         with _guard():
             for key in self.client.scan_iter(match=pattern, count=500):
                 name = _s(key)
                 game_id = name[len(self.keys.prefix) + 2 : name.rindex("}")]
-                created = self.client.hget(name, "created_ms")
-                if created is not None:
-                    self.index_game(game_id, int(_s(created)))
+                created, kind, status = self.client.hmget(name, "created_ms", "kind", "status")
+                if created is not None and kind is not None:
+                    self.index_game(
+                        game_id,
+                        int(_s(created)),
+                        kind=_s(kind),
+                        status=_s(status) if status is not None else "active",
+                    )
                     count += 1
         return count
 

@@ -29,6 +29,31 @@ def test_create_returns_one_long_secret_token_per_seat(
     assert [s["authorization"] for s in body["seats"]] == [f"Bearer {t}" for t in tokens]
 
 
+def test_a_creation_retried_with_its_idempotency_key_answers_the_same_game_and_tokens(
+    client: FlaskClient,
+) -> None:
+    body = {"kind": "cards", "seats": ["Ann", "Bob"]}
+    key = {"Idempotency-Key": "create-7b1e2f9c4d5a6e8f"}
+    first = client.post("/games", json=body, headers=key)
+    # when the client retries (say its first answer was lost), then nothing new is made
+    again = client.post("/games", json=body, headers=key)
+    assert (first.status_code, again.status_code) == (201, 201)
+    assert first.headers["Idempotent-Replayed"] == "false"
+    assert again.headers["Idempotent-Replayed"] == "true"
+    assert again.get_json()["seats"] == first.get_json()["seats"]
+    game_id = first.get_json()["game"]["game_id"]
+    assert again.get_json()["game"]["game_id"] == game_id
+    listed = [g["game_id"] for g in client.get("/games").get_json()["items"]]
+    assert listed.count(game_id) == 1
+    token = first.get_json()["seats"][1]["token"]
+    state = client.get(f"/games/{game_id}/state", headers=auth(token)).get_json()
+    assert state["viewer"] == "seat:1"
+    # the same key with another body is refused and creates nothing
+    other = client.post("/games", json={**body, "seats": ["Ann", "Cy"]}, headers=key)
+    problem(other, 422)
+    assert [g["game_id"] for g in client.get("/games").get_json()["items"]] == listed
+
+
 def test_tokens_are_stored_only_as_hashes(
     api: Api, redis_client: redis.Redis, key_prefix: str
 ) -> None:

@@ -19,9 +19,11 @@ from service.errors import (
     GameExists,
     GameNotFound,
     IdempotencyConflict,
+    StoreUnavailable,
     VersionNotFound,
 )
 from service.events import GameReverted, UndoAnswered, UndoRequested
+from service.seats import hash_token
 from service.store.port import GameRecord, NewEvent
 from service.store.redis_streams import RedisEventStore, RedisSnapshotStore
 from tests.service.store.conftest import Backend, meta
@@ -320,6 +322,109 @@ def test_list_games_filters_and_pages(backend: Backend) -> None:
     assert service.list_games(kind="board")[0] == []
     with pytest.raises(FormatError):
         service.list_games(limit=0)
+
+
+def test_a_filtered_listing_reads_only_its_index(backend: Backend) -> None:
+    # given 30 active games and, older than all of them, one that is over
+    ticks = iter(range(1000))
+    service = GameService(
+        backend.events,
+        backend.snapshots,
+        {"pile": PILE},
+        clock=lambda: datetime.fromtimestamp(1_800_000_000 + next(ticks), UTC),
+    )
+    finished = new_pile(service, seed=99)
+    while not service.load(finished).state.over:
+        take(service, finished, 1)
+    for n in range(30):
+        new_pile(service, seed=n)
+    reads: list[int] = []
+    batched = backend.events.infos
+
+    def infos(game_ids: Sequence[str]) -> list[GameRecord | None]:
+        reads.append(len(game_ids))
+        return batched(game_ids)
+
+    backend.events.infos = infos  # type: ignore[method-assign]
+    # when the one game that is over is asked for, then one page of one game is read
+    over, _ = service.list_games(status="over", limit=1)
+    assert ([g.game_id for g in over], reads) == ([finished], [1])
+    # and the status change moved it out of the active index
+    active, _ = service.list_games(status="active", limit=100)
+    assert finished not in {g.game_id for g in active} and len(active) == 30
+
+
+def test_listing_skips_and_repairs_index_entries_that_do_not_describe_their_game(
+    backend: Backend,
+) -> None:
+    now = [1_800_000_000.0]
+    service = GameService(
+        backend.events,
+        backend.snapshots,
+        {"pile": PILE},
+        clock=lambda: datetime.fromtimestamp(now[0], UTC),
+    )
+    game_id = new_pile(service)
+    created_ms = service.game_info(game_id).created_ms
+    # given a status change cut short: the game is active but listed as over too
+    backend.events.index_game(game_id, created_ms, kind="pile", status="over")
+    # and a creation that was indexed but never written
+    backend.events.index_game("ghost", created_ms + 1, kind="pile", status="active")
+    # when listed, then neither shows where it does not belong
+    assert service.list_games(status="over") == ([], None)
+    assert [g.game_id for g in service.list_games()[0]] == [game_id]
+    # and the status entry was repaired at once; the ghost is kept while its creation
+    # may still be under way, and dropped once it is older than that
+    assert backend.events.list_index(None, 10, status="over") == ([], None)
+    assert "ghost" in [g for _, g in backend.events.list_index(None, 10)[0]]
+    now[0] += 3600
+    service.list_games()
+    assert [g for _, g in backend.events.list_index(None, 10)[0]] == [game_id]
+    assert [g for _, g in backend.events.list_index(None, 10, kind="pile")[0]] == [game_id]
+
+
+def test_a_creation_retried_with_its_key_gives_the_same_game_and_tokens(
+    service: GameService,
+) -> None:
+    first = service.create_seated_game("pile", ["a", "b"], {}, 5, meta(None, "admin"), "k-1")
+    again = service.create_seated_game("pile", ["a", "b"], {}, 5, meta(None, "admin"), "k-1")
+    assert (first.replayed, again.replayed) == (False, True)
+    assert again.game.game_id == first.game.game_id and again.tokens == first.tokens
+    assert len(set(first.tokens)) == 2
+    for seat, token in enumerate(first.tokens):
+        assert service.store.seat_of_token(first.game.game_id, hash_token(token)) == seat
+    assert [g.game_id for g in service.list_games()[0]] == [first.game.game_id]
+    # the same key with another body is refused and creates nothing
+    with pytest.raises(IdempotencyConflict):
+        service.create_seated_game("pile", ["a", "c"], {}, 5, meta(None, "admin"), "k-1")
+    assert len(service.list_games()[0]) == 1
+    # without a key every creation is a new game with fresh tokens
+    other = service.create_seated_game("pile", ["a", "b"], {}, 5, meta(None, "admin"))
+    assert other.game.game_id != first.game.game_id and set(other.tokens).isdisjoint(first.tokens)
+
+
+def test_a_creation_whose_game_write_was_lost_is_completed_by_the_retry(
+    backend: Backend,
+) -> None:
+    # given an attempt that reserved its key and indexed the game, then failed to write it
+    failing = {"on": True}
+    append = backend.events.append
+
+    def flaky_append(*args: Any, **kwargs: Any) -> Any:
+        if failing["on"]:
+            raise StoreUnavailable("connection lost")
+        return append(*args, **kwargs)
+
+    backend.events.append = flaky_append  # type: ignore[method-assign]
+    service = GameService(backend.events, backend.snapshots, {"pile": PILE})
+    with pytest.raises(StoreUnavailable):
+        service.create_seated_game("pile", ["a", "b"], {}, 5, meta(None, "admin"), "k-2")
+    assert service.list_games() == ([], None)  # indexed, not written: not listed
+    # when the client retries with its key, then the very game is created, listed once
+    failing["on"] = False
+    created = service.create_seated_game("pile", ["a", "b"], {}, 5, meta(None, "admin"), "k-2")
+    assert created.replayed is False
+    assert [g.game_id for g in service.list_games()[0]] == [created.game.game_id]
 
 
 def test_list_games_reads_a_page_of_infos_at_once(

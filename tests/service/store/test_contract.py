@@ -342,3 +342,47 @@ def test_deleting_snapshots(backend: Backend) -> None:
     snapshots.delete(game_id)
     assert snapshots.latest(game_id) is None
     assert snapshots.versions(game_id) == []
+
+
+def test_the_filtered_indexes_list_only_their_games_and_forget_on_request(
+    store: EventStore,
+) -> None:
+    # given games of two kinds, one of them over
+    ids = [f"f{n}-{new_game_id()[:6]}" for n in range(4)]
+    kinds = ["board", "cards", "board", "cards"]
+    statuses = ["active", "active", "over", "over"]
+    for n, game_id in enumerate(ids):
+        store.index_game(game_id, 1_700_000_000_000 + n, kind=kinds[n], status=statuses[n])
+    # when listed per filter, then each index holds exactly its games, newest first
+    assert [g for _, g in store.list_index(None, 10)[0]] == ids[::-1]
+    assert [g for _, g in store.list_index(None, 10, kind="board")[0]] == [ids[2], ids[0]]
+    assert [g for _, g in store.list_index(None, 10, status="over")[0]] == [ids[3], ids[2]]
+    page, cursor = store.list_index(None, 1, kind="cards", status="over")
+    assert (page, cursor) == ([(1_700_000_000_003, ids[3])], f"{1_700_000_000_003:015d}:{ids[3]}")
+    assert store.list_index(cursor, 1, kind="cards", status="over") == ([], None)
+    # when a game leaves its status indexes, then only those change
+    store.unindex_game(ids[3], 1_700_000_000_003, [(None, "over"), ("cards", "over")])
+    assert store.list_index(None, 10, kind="cards", status="over") == ([], None)
+    assert [g for _, g in store.list_index(None, 10, kind="cards")[0]] == [ids[3], ids[1]]
+
+
+def test_seat_tokens_are_written_with_the_creating_append_only(store: EventStore) -> None:
+    game_id = new_game_id()
+    # a token hash may only come with the append that creates the game
+    store.append(game_id, [event(1)], 0, seat_tokens={"h0": 0, "h1": 1})
+    assert (store.seat_of_token(game_id, "h1"), store.seat_of_token(game_id, "h2")) == (1, None)
+    with pytest.raises(ValueError, match="seat tokens"):
+        store.append(game_id, [event(2)], 1, seat_tokens={"h2": 0})
+    assert store.version(game_id) == 1
+    # a creation refused for a stale version writes no tokens either
+    with pytest.raises(ConcurrencyError):
+        store.append(game_id, [event(9)], 0, seat_tokens={"h9": 0})
+    assert store.seat_of_token(game_id, "h9") is None
+    assert store.seat_of_token(new_game_id(), "h0") is None
+
+
+def test_a_creation_record_is_kept_by_the_first_writer(store: EventStore) -> None:
+    key = f"create-{new_game_id()}"
+    first = store.reserve_creation(key, {"game_id": "a", "hash": "x"}, 3600)
+    again = store.reserve_creation(key, {"game_id": "b", "hash": "y"}, 3600)
+    assert first == again == {"game_id": "a", "hash": "x"}

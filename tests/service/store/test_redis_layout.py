@@ -37,12 +37,16 @@ def test_every_key_of_a_game_lies_in_one_cluster_slot(
             "g7", {"type": "TakeCounters", "count": 1}, meta=meta(seat), idempotency_key=f"k{seat}"
         )
     keys = sorted(str(k) for k in redis_client.scan_iter(match=f"{key_prefix}:*"))
-    per_game = [k for k in keys if k != f"{key_prefix}:games"]
+    indexes = [k for k in keys if k.startswith(f"{key_prefix}:games")]
+    per_game = [k for k in keys if k not in indexes]
     assert {k.split(":")[2] for k in per_game} == {"events", "info", "snap", "idem"}
     assert all(k.startswith(f"{key_prefix}:{{{game.game_id}}}:") for k in per_game)
     assert len({key_slot(k.encode()) for k in per_game}) == 1
-    # The index is the one key outside the game's slot.
-    assert f"{key_prefix}:games" in keys
+    # The game indexes (every game, by kind, by status, by both) are the keys outside it.
+    assert sorted(indexes) == sorted(
+        f"{key_prefix}:games{suffix}"
+        for suffix in ("", ":kind:pile", ":status:active", ":kind:pile:status:active")
+    )
 
 
 def test_idempotency_records_are_kept_at_least_a_day(
