@@ -14,6 +14,7 @@ from math import comb
 from domain.board.geometry import BLOCKS_OF, BORDER_TREASURES, NEIGHBOURS, block
 from domain.board.model import (
     ACTION,
+    CATASTROPHE,
     CHOOSE_WAR,
     CONNECTS,
     EMPTY,
@@ -78,6 +79,7 @@ class Work:
         "conflict",
         "decision",
         "declined",
+        "declined_tiles",
         "ended",
         "hands",
         "leaders",
@@ -109,6 +111,7 @@ class Work:
         self.catastrophes = list(s.catastrophes)
         self.monuments = list(s.monuments)
         self.declined = s.declined
+        self.declined_tiles = s.declined_tiles
         self.out = list(s.out)
         self.turn = s.turn
         self.active = s.active
@@ -150,6 +153,17 @@ class Work:
     def set(self, sq: int, code: int) -> None:
         self.board[sq] = code
         self.reg = None
+        if self.declined_tiles and not FACE_UP <= code < CATASTROPHE:
+            self.tile_left(sq)
+
+    def tile_left(self, sq: int) -> None:
+        """B-MONUMENT-3: the tile on ``sq`` left the board; a declined 2x2 square none of
+        whose four declined tiles is left may be offered again."""
+        gone = {pair for pair in self.declined_tiles if pair[1] == sq}
+        if gone:
+            self.declined_tiles = self.declined_tiles - gone
+            still = {tl for tl, _ in self.declined_tiles}
+            self.declined = frozenset(tl for tl in self.declined if tl in still)
 
     def score(self, seat: int, colour: int, n: int = 1) -> None:
         self.points[seat][colour] += n
@@ -182,6 +196,7 @@ class Work:
             catastrophes=tuple(self.catastrophes),
             monuments=tuple(self.monuments),
             declined=self.declined,
+            declined_tiles=self.declined_tiles,
             out=(self.out[0], self.out[1], self.out[2], self.out[3]),
             turn=self.turn,
             active=self.active,

@@ -212,7 +212,9 @@ def _monument_built(w: Work, e: MonumentBuilt) -> None:
 
 
 def _monument_declined(w: Work, e: MonumentDeclined) -> None:
-    w.declined = w.declined | frozenset(w.candidates)  # B-MONUMENT-3
+    # B-MONUMENT-3: banned while any of the four declined tiles stays on the board
+    w.declined = w.declined | frozenset(w.candidates)
+    w.declined_tiles = w.declined_tiles | {(tl, sq) for tl in w.candidates for sq in block(tl)}
     w.candidates = ()
     w.finish_action()
 

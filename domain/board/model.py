@@ -119,6 +119,9 @@ class State:
     treasure_squares: tuple[int, ...] = ()  # treasures of that kingdom
     treasure_take: int = 0  # how many to take
     ended: str = ""  # why the game ended: "treasures" or "bag"
+    # (declined top-left, square) for each square whose declined tile is still on the board:
+    # a declined square's ban lasts while one of its four tiles does (B-MONUMENT-3).
+    declined_tiles: frozenset[tuple[int, int]] = frozenset()
     options: tuple[tuple[str, Any], ...] = ()
     cache: dict[str, Any] | None = field(default=None, compare=False, repr=False, hash=False)
 

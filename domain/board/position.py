@@ -36,14 +36,15 @@ from domain.board.model import (
     State,
 )
 from domain.board.notation import format_board, parse_board
-from domain.board.views import at, colour_counts, conflict_json
+from domain.board.views import at, colour_counts, conflict_json, declined_json
 from domain.common.codec import JSON
 from domain.common.colours import COLOURS, Colour
 from domain.common.errors import FormatError
 from domain.common.exact import is_int
 
 FORMAT = "tigris-board-position"
-VERSION = 1
+VERSION = 2
+READABLE_VERSIONS = (1, 2)  # v1: declined squares without their tiles (read as still whole)
 
 
 def dump_position(state: State) -> JSON:
@@ -61,7 +62,7 @@ def dump_position(state: State) -> JSON:
         "treasures_taken": list(state.taken),
         "catastrophes": list(state.catastrophes),
         "monuments": [{"monument": str(MONUMENTS[m]), "at": at(tl)} for m, tl in state.monuments],
-        "declined": [at(sq) for sq in sorted(state.declined)],
+        "declined": declined_json(state),
         "out_of_game": colour_counts(state.out),
         "turn": state.turn,
         "active": state.active,
@@ -134,7 +135,7 @@ def load_position(data: Mapping[str, Any]) -> State:
         raise FormatError("a position must be a JSON object")
     if data.get("format") != FORMAT:
         raise FormatError(f"expected {FORMAT!r}", "format")
-    if not is_int(data.get("version")) or data.get("version") != VERSION:
+    if not is_int(data.get("version")) or data.get("version") not in READABLE_VERSIONS:
         raise FormatError(f"unsupported version {data.get('version')!r}", "version")
     seats = _get(data, "seats", list)
     n = len(seats)
@@ -187,10 +188,7 @@ def load_position(data: Mapping[str, Any]) -> State:
             raise FormatError(f"monument at {at(tl)} does not cover 4 face-down tiles", "monuments")
     if len({m for m, _ in monuments}) != len(monuments):
         raise FormatError("a monument is built twice", "monuments")
-    declined_list = [_square(x, "declined") for x in _get(data, "declined", list)]
-    if len(set(declined_list)) != len(declined_list):
-        raise FormatError("a square is listed twice", "declined")
-    declined = frozenset(declined_list)
+    declined, declined_tiles = _declined(_get(data, "declined", list), board)
     # All 153 tiles accounted for (B-SETUP-4), per colour.
     for c in range(4):
         on_board = sum(1 for code in board if code in (FACE_UP + c, FACE_DOWN + c))
@@ -252,6 +250,7 @@ def load_position(data: Mapping[str, Any]) -> State:
         catastrophes=cats,
         monuments=tuple(monuments),
         declined=declined,
+        declined_tiles=declined_tiles,
         out=out,
         turn=_int(_get(data, "turn", int), "turn", 1),
         active=_int(_get(data, "active", int), "active", 0, n - 1),
@@ -306,6 +305,34 @@ def _check_pending(
     need((decision == MONUMENT) == bool(candidates), "monument_squares", "monument squares")
     need((decision == TREASURE) == (choice is not None), "treasure_choice", "a treasure choice")
     need((decision == OVER) == bool(ended), "ended", "a reason goes with the end")
+
+
+def _declined(
+    entries: list[Any], board: Sequence[int]
+) -> tuple[frozenset[int], frozenset[tuple[int, int]]]:
+    """Declined 2x2 squares: ``{"at", "tiles"}`` (version 2), or a bare square (version 1,
+    read as all its tiles still there: the ban then lasted for good)."""
+    declined: set[int] = set()
+    tiles: set[tuple[int, int]] = set()
+    for entry in entries:
+        if isinstance(entry, Mapping):
+            tl = _square(entry.get("at"), "declined")
+            listed = entry.get("tiles")
+            if not isinstance(listed, list) or not listed:
+                raise FormatError("expected the declined tiles still on the board", "declined")
+            squares = [_square(x, "declined") for x in listed]
+        else:
+            tl = _square(entry, "declined")
+            squares = [sq for sq in block(tl) if FACE_UP <= board[sq] < CATASTROPHE]
+        if not is_block_top_left(tl) or tl in declined:
+            raise FormatError(f"no 2x2 square at {at(tl)}, or listed twice", "declined")
+        if not set(squares) <= set(block(tl)) or len(set(squares)) != len(squares):
+            raise FormatError(f"tiles outside the square at {at(tl)}", "declined")
+        if any(not FACE_UP <= board[sq] < CATASTROPHE for sq in squares):
+            raise FormatError(f"a declined tile of {at(tl)} is not on the board", "declined")
+        declined.add(tl)
+        tiles.update((tl, sq) for sq in squares)
+    return frozenset(declined), frozenset(tiles)
 
 
 def _conflict(value: Any, n: int) -> Conflict | None:

@@ -54,6 +54,14 @@ def conflict_json(state: State) -> JSON | None:
     }
 
 
+def declined_json(state: State) -> list[JSON]:
+    """Each declined 2x2 square with its declined tiles still on the board (B-MONUMENT-3)."""
+    return [
+        {"at": at(tl), "tiles": sorted(at(sq) for t, sq in state.declined_tiles if t == tl)}
+        for tl in sorted(state.declined)
+    ]
+
+
 def pending(state: State) -> JSON:
     seat = awaited_seat(state)
     out: JSON = {"awaiting": [] if seat < 0 else [seat], "decision": state.decision}
@@ -150,6 +158,8 @@ def view(state: State, viewer: int | None) -> JSON:
         "monuments": [{"monument": str(MONUMENTS[m]), "at": at(tl)} for m, tl in state.monuments],
         "unbuilt_monuments": [str(m) for i, m in enumerate(MONUMENTS) if i not in built],
         "declined_monument_squares": [at(sq) for sq in sorted(state.declined)],
+        # each declined square with its declined tiles still on the board (B-MONUMENT-3)
+        "declined_monuments": declined_json(state),
         "unification": None if state.unification < 0 else at(state.unification),
         "bag_size": len(state.bag),
         "out_of_game": sum(state.out),  # colours hidden: swapped tiles are discarded face down

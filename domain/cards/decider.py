@@ -47,6 +47,7 @@ from domain.cards.model import (
     COLOUR_OF,
     COLUMNS,
     DEPTHS,
+    END_RULES,
     HAND_SIZE,
     INDEX,
     MAX_DEPTH,
@@ -118,7 +119,11 @@ def awaited_seat(state: State) -> int | None:
 def decide(state: State, command: Command) -> list[Event]:
     """The events of a command, automatic follow-ups included; raise if illegal."""
     if state.over is not None:
-        raise GameOver("C-END-1", f"the game is over; {type(command).__name__} refused")
+        # The refusal names the rule under which the game ended.
+        raise GameOver(
+            END_RULES[state.over],
+            f"the game is over ({state.over}); {type(command).__name__} refused",
+        )
     seat = command.seat
     if not is_int(seat) or not 0 <= seat < state.seat_count:
         raise FormatError(f"no seat {seat!r} in a {state.seat_count}-player game", "seat")

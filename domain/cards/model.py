@@ -198,6 +198,11 @@ class Conflict(NamedTuple):
         return Colour.RED if self.kind == "revolt" else self.colour
 
 
+# The rule under which a game ended, by ``State.over`` reason: a command sent after the
+# end is refused naming it. ``blocked`` is this project's own end (DECISIONS.md point 9).
+END_RULES = {"pile": "C-END-1", "treasures": "C-END-2", "blocked": "C-END-BLOCKED"}
+
+
 @dataclass(frozen=True, slots=True)
 class Setup:
     """What the setup event fixes for the whole game (C-SETUP-4)."""

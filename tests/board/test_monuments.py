@@ -4,19 +4,22 @@ from __future__ import annotations
 
 from domain.board import (
     BuildMonument,
+    CommitSupport,
     DeclineMonument,
     Monument,
     MonumentBuilt,
     Pass,
     PlaceLeader,
     PlaceTile,
+    dump_position,
     legal_commands,
+    load_position,
 )
 from domain.board.geometry import square
 from domain.board.model import MONUMENT
 from domain.common.colours import Colour
 from domain.common.errors import NotAwaited
-from tests.board.helpers import allowed, cell, pos, refused, run
+from tests.board.helpers import Square, allowed, cell, pos, refused, run
 
 K, R, B, G = Colour.BLACK, Colour.RED, Colour.BLUE, Colour.GREEN
 
@@ -147,3 +150,58 @@ def test_monument_points_for_the_active_player_at_turn_end() -> None:
     assert after.points[1] == (0, 0, 0, 0)  # seat 1 only scores at the end of its own turn
     after, _ = run(after, Pass(1), Pass(1))
     assert after.points[1] == (0, 0, 0, 1)
+
+
+# Two kingdoms that a black tile on (9, 4) joins; the 2x2 square at (8, 2) was declined.
+DECLINED_SQUARE = ((8, 2), (8, 3), (9, 2), (9, 3))
+
+
+def _declined_war(colour: str, defender: dict[tuple[int, int], str]) -> dict[Square, str]:
+    board: dict[Square, str] = {sq: f"{colour}." for sq in DECLINED_SQUARE}
+    board.update(defender)
+    board[(9, 6)] = f"0{colour}"  # the attacker's leader, by the start temple (9, 5)
+    for sq in ((10, 5), (10, 6), (10, 7), (10, 8), (9, 7)):  # five on the attacker's side
+        board[sq] = f"{colour}."
+    return board
+
+
+def test_a_declined_square_is_offered_again_once_all_its_tiles_have_left() -> None:
+    # rule B-MONUMENT-3 rule B-MONUMENT-1 rule B-WAR-7
+    # given a declined green square in the defender's kingdom
+    board = _declined_war("g", {(9, 1): "1g", (10, 1): "r."})
+    state = pos(board, ("kggggg", ""), declined=[(8, 2)])
+    assert state.declined == frozenset({square(8, 2)})
+    # when a war (5 against 4) removes all four declined tiles
+    after, _ = run(state, PlaceTile(0, K, (9, 4)), CommitSupport(0, 0), CommitSupport(1, 0))
+    assert all(cell(after, sq) == ".." for sq in DECLINED_SQUARE)
+    # then the ban is over: nothing of it is left in the state or the position
+    assert after.declined == frozenset() and after.declined_tiles == frozenset()
+    assert dump_position(after)["declined"] == []
+    # and four new green tiles completing the square there are offered a monument
+    after, _ = run(after, PlaceTile(0, G, (8, 2)), Pass(1), Pass(1))
+    after, _ = run(after, PlaceTile(0, G, (8, 3)), PlaceTile(0, G, (9, 2)), Pass(1), Pass(1))
+    after, _ = run(after, PlaceTile(0, G, (9, 3)))
+    assert after.decision == MONUMENT and after.candidates == (square(8, 2),)
+    allowed(after, BuildMonument(0, Monument.BLUE_GREEN, (8, 2)))
+
+
+def test_a_declined_square_stays_banned_while_one_of_its_tiles_remains() -> None:
+    # rule B-MONUMENT-3 rule B-WAR-7
+    # given a declined red square whose temple on (9, 3) also supports the loser's king
+    board = _declined_war("r", {(9, 1): "1r", (10, 3): "1k"})
+    state = pos(board, ("krrrrr", ""), declined=[(8, 2)])
+    # when a red war removes three of its four temples
+    after, _ = run(state, PlaceTile(0, K, (9, 4)), CommitSupport(0, 0), CommitSupport(1, 0))
+    assert [cell(after, sq) for sq in DECLINED_SQUARE] == ["..", "..", "..", "r."]
+    assert after.declined == frozenset({square(8, 2)})
+    assert dump_position(after)["declined"] == [{"at": [8, 2], "tiles": [[9, 3]]}]
+    # then three new temples completing the square with the old one are offered nothing
+    after, _ = run(after, PlaceTile(0, R, (8, 2)), Pass(1), Pass(1))
+    after, _ = run(after, PlaceTile(0, R, (8, 3)), PlaceTile(0, R, (9, 2)))
+    assert after.decision != MONUMENT and after.candidates == ()
+    # and the position format keeps the ban exactly (version 2), and reads version 1
+    assert load_position(dump_position(after)) == after
+    old = {**dump_position(after), "version": 1, "declined": [[8, 2]]}
+    assert load_position(old).declined_tiles == {
+        (square(8, 2), sq) for sq in map(lambda rc: square(*rc), DECLINED_SQUARE)
+    }

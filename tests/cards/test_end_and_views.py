@@ -75,6 +75,8 @@ def test_the_game_ends_when_one_treasure_card_is_left_in_the_display() -> None:
     )
     swapped, events = play(swapped, Pass(0))
     assert events[-1] == GameEnded("treasures")
+    # after the end, a command is refused naming the rule the game ended under
+    refused(swapped, Pass(1), "C-END-2", GameOver)
     _kept, events = play(after, RULES.commands.from_json({"type": "Decline", "seat": 0}), Pass(0))
     assert isinstance(events[-1], TurnBegan)  # two treasures left: the game goes on
 
@@ -131,6 +133,22 @@ def test_options_are_three_booleans_defaulting_to_false() -> None:
     with pytest.raises(FormatError) as caught:
         RULES.normalize_options({"open_vp_piles": "yes"})
     assert caught.value.field == "open_vp_piles"
+
+
+# rule C-END-1 rule C-END-2
+@pytest.mark.parametrize(
+    ("reason", "rule"),
+    [("pile", "C-END-1"), ("treasures", "C-END-2"), ("blocked", "C-END-BLOCKED")],
+)
+def test_a_refusal_after_the_end_names_the_rule_the_game_ended_under(
+    reason: str, rule: str
+) -> None:
+    # given a game that ended for ``reason``
+    state = update(position("", hands={0: "kr", 1: "b"}), over=reason)
+    # when any seat sends any command, then it is refused naming that rule, nothing changes
+    refused(state, Pass(0), rule, GameOver)
+    refused(state, PlayCard(1, K, column=0), rule, GameOver)
+    refused(state, TakePoint(0, K), rule, GameOver)
 
 
 def test_point_scoring_commands_are_refused_when_game_is_over() -> None:
