@@ -127,9 +127,7 @@ def _advance(state: State) -> State:
         head = state.agenda[0]
         rest = state.agenda[1:]
         if isinstance(head, CheckShip):
-            ships = ship_options(state, head.column)
-            step: tuple[Step, ...] = (ShipOffer(state.active, head.column, ships),) if ships else ()
-            state = update(state, agenda=step + rest)
+            state = update(state, agenda=_check_ship(state, head) + rest)
         elif isinstance(head, Wars):
             state = _next_war(state, head, rest)
         elif isinstance(head, EndAction):
@@ -147,24 +145,62 @@ def _advance(state: State) -> State:
     return state
 
 
-def ship_options(state: State, column: int) -> tuple[Colour, ...]:
-    """C-SHIP-1: ships the active player may build after playing into ``column``."""
-    cards = state.columns[column]
-    last = cards[-1]
-    if last not in COLOUR_OF or len(cards) < 5:
-        return ()
-    run = 0
-    for card in reversed(cards[1:]):
-        if card is not last:
-            break
-        run += 1
-    if run < 4:
-        return ()
-    colour = COLOUR_OF[last]
+def longest_runs(cards: tuple[Card, ...]) -> tuple[int, int, int, int]:
+    """Per colour (``COLOURS`` order), the longest run of that colour's cards directly one
+    below another under the treasure* (C-SHIP-1); a ship breaks a run."""
+    best = [0, 0, 0, 0]
+    run, previous = 0, None
+    for card in cards[1:]:
+        run = run + 1 if card is previous else 1
+        previous = card
+        colour = COLOUR_OF.get(card)
+        if colour is not None:
+            i = INDEX[colour]
+            best[i] = max(best[i], run)
+    return (best[0], best[1], best[2], best[3])
+
+
+def run_of(cards: tuple[Card, ...], colour: Colour) -> tuple[int, int]:
+    """``(first depth, length)`` of the longest run of ``colour`` (the lowest if tied)."""
+    card = CARD_OF[colour]
+    found = (0, 0)
+    depth = 1
+    while depth < len(cards):
+        if cards[depth] is card:
+            end = depth
+            while end + 1 < len(cards) and cards[end + 1] is card:
+                end += 1
+            if end - depth + 1 >= found[1]:
+                found = (depth, end - depth + 1)
+            depth = end + 1
+        else:
+            depth += 1
+    return found
+
+
+def ship_options(state: State, column: int, colour: Colour) -> tuple[Colour, ...]:
+    """C-SHIP-1: the ships that may replace a run of ``colour`` (blue: any ship left;
+    another colour: its own blue ship, if left)."""
     if colour is Colour.BLUE:
         return tuple(c for c, ship in SHIP_FOR.items() if ship in state.ships)
     ship = SHIP_FOR.get(colour)
     return (colour,) if ship is not None and ship in state.ships else ()
+
+
+def _check_ship(state: State, step: CheckShip) -> tuple[Step, ...]:
+    """C-SHIP-1 after the action: the first colour whose run in the column is new (4 or
+    more, longer than before the action) is offered a ship; the column is then checked
+    again for another colour (8 cards may hold two runs of 4)."""
+    after = longest_runs(state.columns[step.column])
+    for i, colour in enumerate(COLOURS):
+        if after[i] >= 4 and after[i] > step.before[i]:
+            done = tuple(99 if j == i else n for j, n in enumerate(step.before))
+            again = CheckShip(step.column, (done[0], done[1], done[2], done[3]))
+            ships = ship_options(state, step.column, colour)
+            if not ships:
+                return (again,)
+            return (ShipOffer(state.active, step.column, ships, colour), again)
+    return ()
 
 
 def war_colours(state: State, bridge: int, colours: Iterable[Colour]) -> tuple[Colour, ...]:
@@ -300,11 +336,20 @@ def _card_played(state: State, event: CardPlayed) -> State:
         colours = tuple(
             c for i, c in enumerate(COLOURS) if sum(1 for j in inside if j % 4 == i) == 2
         )
-        return _action_taken(state, steps=(Wars(b, colours),))
+        # C-SHIP-1: the wars' removals close gaps in columns; once the whole action (wars,
+        # trader swap) is done, every column with a new run of 4 is offered a ship.
+        checks = tuple(
+            CheckShip(n, longest_runs(cards))
+            for n, cards in enumerate(state.columns)
+            if len(cards) >= 5
+        )
+        return _action_taken(state, steps=(Wars(b, colours), *checks))
     c = event.column or 0
+    before = longest_runs(state.columns[c])
     state = update(state, hands=hands, columns=_set(state.columns, c, (*state.columns[c], card)))
     offer = score_offer(state, c, event.colour)
-    steps: tuple[Step, ...] = (CheckShip(c),) if offer is None else (offer, CheckShip(c))
+    check = CheckShip(c, before)
+    steps: tuple[Step, ...] = (check,) if offer is None else (offer, check)
     return _action_taken(state, steps=steps)
 
 
@@ -351,15 +396,25 @@ def _declined(state: State, event: Declined) -> State:
 
 
 def _ship_built(state: State, event: ShipBuilt) -> State:
+    """C-SHIP-1/2: the lowest four cards of the run go to the discard pile; the ship takes
+    the place of the uppermost of them, the cards below it close up under it."""
     c = event.column
+    offer = state.agenda[0]
+    assert isinstance(offer, ShipOffer)
     cards = state.columns[c]
-    last = len(cards) - 1
-    colour = COLOUR_OF[cards[last]]
+    colour = offer.run if offer.run is not None else COLOUR_OF[cards[-1]]
+    first, length = run_of(cards, colour)
+    top = first + length - 4
     columns, leaders = display.remove_cards(
-        state.columns, state.leaders, c, {last - 3, last - 2, last - 1, last}
+        state.columns, state.leaders, c, set(range(top, top + 4))
     )
     ship = SHIP_FOR[event.ship]
-    columns = _set(columns, c, (*columns[c], ship))
+    rest = columns[c]
+    columns = _set(columns, c, (*rest[:top], ship, *rest[top:]))
+    base = column_spot(c, 0)
+    leaders = tuple(  # leaders on the cards below the ship move down with them
+        spot + 1 if base + top <= spot < base + len(rest) else spot for spot in leaders
+    )
     return _advance(
         update(
             state,

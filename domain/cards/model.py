@@ -110,6 +110,7 @@ class ShipOffer:
     seat: int
     column: int
     ships: tuple[Colour, ...]  # named by the ship's non-blue colour
+    run: Colour | None = None  # the colour of the run the ship replaces
 
 
 @dataclass(frozen=True, slots=True)
@@ -145,9 +146,12 @@ class TraderSwap:
 
 @dataclass(frozen=True, slots=True)
 class CheckShip:
-    """Automatic: offer a ship if the column now ends in a run of 4 (C-SHIP-1)."""
+    """Automatic, once the action is complete: offer a ship for a run of 4 or more cards of
+    one colour in ``column`` that is longer than the column's longest run of that colour
+    before the action (``before``, per colour in ``COLOURS`` order) (C-SHIP-1)."""
 
     column: int
+    before: tuple[int, int, int, int] = (0, 0, 0, 0)
 
 
 @dataclass(frozen=True, slots=True)

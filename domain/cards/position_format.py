@@ -37,7 +37,8 @@ from domain.common.errors import FormatError
 from domain.common.exact import is_int, is_int_between
 
 FORMAT = "cards-position"
-VERSION = 1
+VERSION = 2
+READABLE_VERSIONS = (1, 2)  # v1: check_ship steps without `before`, ship offers without `run`
 _SHIP_COLOUR = {ship: colour for colour, ship in SHIP_FOR.items()}
 
 
@@ -61,6 +62,7 @@ def _step_json(step: Step) -> JSON:
             "seat": step.seat,
             "column": step.column,
             "ships": [c.value for c in step.ships],
+            "run": None if step.run is None else step.run.value,
         }
     if isinstance(step, ShipPoints):
         return {
@@ -75,7 +77,7 @@ def _step_json(step: Step) -> JSON:
     if isinstance(step, TraderSwap):
         return {"step": "trader_swap", "seat": step.seat, "bridge": step.bridge}
     if isinstance(step, CheckShip):
-        return {"step": "check_ship", "column": step.column}
+        return {"step": "check_ship", "column": step.column, "before": list(step.before)}
     if isinstance(step, Wars):
         return {"step": "wars", "bridge": step.bridge, "colours": [c.value for c in step.colours]}
     if isinstance(step, Resolve):
@@ -211,10 +213,12 @@ def _step(raw: Any, n: int, field: str) -> Step:
             raise FormatError(f"bad reason {reason!r}", f"{field}.reason")
         return Offer(seat(), _colour(raw.get("colour"), f"{field}.colour"), reason)
     if kind == "ship_offer":
+        run = raw.get("run")
         return ShipOffer(
             seat(),
             _int(raw.get("column"), f"{field}.column", 0, 7),
             _colours(raw.get("ships"), field),
+            None if run is None else _colour(run, f"{field}.run"),
         )
     if kind == "ship_points":
         return ShipPoints(seat(), _colours(raw.get("colours"), field))
@@ -225,7 +229,11 @@ def _step(raw: Any, n: int, field: str) -> Step:
     if kind == "trader_swap":
         return TraderSwap(seat(), _int(raw.get("bridge"), f"{field}.bridge", 0, 6))
     if kind == "check_ship":
-        return CheckShip(_int(raw.get("column"), f"{field}.column", 0, 7))
+        before = raw.get("before", [0, 0, 0, 0])  # version 1 had none: the column's runs count
+        if not isinstance(before, list) or len(before) != 4:
+            raise FormatError("expected 4 run lengths", f"{field}.before")
+        b = [_int(n, f"{field}.before", 0, 99) for n in before]
+        return CheckShip(_int(raw.get("column"), f"{field}.column", 0, 7), (b[0], b[1], b[2], b[3]))
     if kind == "wars":
         return Wars(
             _int(raw.get("bridge"), f"{field}.bridge", 0, 6), _colours(raw.get("colours"), field)
@@ -246,7 +254,7 @@ def load_position(data: Mapping[str, Any]) -> State:
     r = _Reader(data)
     if data.get("format") != FORMAT:
         raise FormatError(f"expected {FORMAT!r}", "format")
-    if r.get("version", int) != VERSION:
+    if r.get("version", int) not in READABLE_VERSIONS:
         raise FormatError(
             f"unsupported version {data['version']!r} (this code reads {VERSION})", "version"
         )

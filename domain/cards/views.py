@@ -49,6 +49,8 @@ def pending(state: State) -> JSON:
         out.update(colour=decision.colour.value, reason=decision.reason)
     elif isinstance(decision, ShipOffer):
         out.update(column=decision.column, ships=[c.value for c in decision.ships])
+        if decision.run is not None:
+            out.update(run=decision.run.value)
     elif isinstance(decision, (ShipPoints, ChooseWar)):
         out.update(colours=[c.value for c in decision.colours])
     elif isinstance(decision, Commit):

@@ -105,6 +105,7 @@ def test_four_in_a_run_offer_a_ship_blue_any_other_colour_its_own() -> None:
         "decision": "ship",
         "column": 0,
         "ships": ["black", "red", "green"],
+        "run": "blue",
     }
     green = position("c0: T g g g", hands={0: "g"})
     offered, _ = play(green, PlayCard(0, G, column=0))

@@ -50,7 +50,7 @@ def test_a_loaded_position_plays_on_like_the_original() -> None:
 def test_the_dump_holds_the_secrets_and_names_its_format() -> None:
     state = position("c0: T:0g k\nb0: k?", hands={0: "r"}, vp={1: "gT"})
     data = dump_position(state)
-    assert data["format"] == "cards-position" and data["version"] == 1
+    assert data["format"] == "cards-position" and data["version"] == 2
     assert data["pile"] and data["seed"] == 0 and data["vp"][1] == ["green", "treasure"]
     assert data["face_down"] == 0 and data["leaders"] == [
         {"seat": 0, "colour": "green", "column": 0, "depth": 0}
@@ -61,7 +61,7 @@ def test_the_dump_holds_the_secrets_and_names_its_format() -> None:
     ("change", "field"),
     [
         ({"format": "board-position"}, "format"),
-        ({"version": 2}, "version"),
+        ({"version": 3}, "version"),
         ({"seats": ["solo"]}, "seats"),
         ({"options": {"open_vp_piles": 1}}, "options"),
         ({"pile": ["purple"]}, "pile"),
