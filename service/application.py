@@ -130,6 +130,9 @@ class GameInfo:
     updated_at: str
     start_version: int
     created_ms: int
+    # (version of a GameReverted, the version it went back to), oldest first; None for a
+    # game stored before the service kept them (then they are found by reading the log)
+    reverts: tuple[tuple[int, int], ...] | None = ()
 
 
 @dataclass(frozen=True)
@@ -263,6 +266,7 @@ class GameService:
             "updated_at": created_at,
             "start_version": str(len(events)),
             "status": status,
+            "reverts": "[]",
         }
         envelopes = [self._envelope(rules.events, kind, e, meta, created_at) for e in events]
         self.store.index_game(game_id, created_ms, kind=kind, status=status)
@@ -508,6 +512,30 @@ class GameService:
             raise VersionNotFound(game_id, version, record.version)
         return self._load(record, version)
 
+    def states_after(
+        self, game: LoadedGame, events: Sequence[StoredEvent], versions: set[int]
+    ) -> dict[int, Any]:
+        """The state right after each of ``versions``, all of them versions of ``events``
+        (consecutive, oldest first): one time-travel load to the first, then one fold on
+        through ``events`` — not one load per version."""
+        if not versions:
+            return {}
+        first = min(versions)
+        state = self.load_at(game.game_id, first).state
+        states = {first: state}
+        for event in events:
+            if event.version <= first or event.version > max(versions):
+                continue
+            state, _ = replay(
+                game.rules,
+                [event],
+                base_state=state,
+                base_version=event.version - 1,
+                state_at=lambda v: self._state_at(game.game_id, game.rules, v),
+            )
+            states[event.version] = state
+        return {v: states[v] for v in versions}
+
     def events(
         self,
         game_id: str,
@@ -697,6 +725,18 @@ class GameService:
             else Idempotency(idempotency_key, digest, self.idempotency_ttl_s)
         )
         status = _status(game.rules, state)
+        info_fields = {"status": status, "updated_at": recorded_at}
+        reverts = game.info.reverts
+        new_reverts = [
+            (game.version + n, event.to_version)
+            for n, event in enumerate(events, start=1)
+            if isinstance(event, GameReverted)
+        ]
+        if new_reverts and reverts is not None:
+            # Kept in the game's info by the same atomic write, so that a page of the log
+            # knows which events were taken back without reading the rest of the log.
+            reverts = (*reverts, *new_reverts)
+            info_fields["reverts"] = json.dumps([list(pair) for pair in reverts])
         before = game.info.status
         created_ms = game.info.created_ms
         if status != before:  # listed under the new status before it is true (see _stale)
@@ -706,7 +746,7 @@ class GameService:
             envelopes,
             game.version,
             idempotency=idempotency,
-            info={"status": status, "updated_at": recorded_at},
+            info=info_fields,
         )
         if status != before and not result.replayed:
             with contextlib.suppress(StoreUnavailable):  # stored: listing repairs the rest
@@ -735,6 +775,7 @@ class GameService:
                 "status": status,
                 "updated_at": recorded_at,
                 "version": result.last,
+                "reverts": reverts,
             }
         )
         after = LoadedGame(
@@ -911,7 +952,14 @@ def _game_info(record: GameRecord) -> GameInfo:
         updated_at=fields.get("updated_at", fields["created_at"]),
         start_version=int(fields.get("start_version", "1")),
         created_ms=int(fields.get("created_ms", "0")),
+        reverts=_reverts(fields.get("reverts")),
     )
+
+
+def _reverts(raw: str | None) -> tuple[tuple[int, int], ...] | None:
+    if raw is None:
+        return None
+    return tuple((int(at), int(to)) for at, to in json.loads(raw))
 
 
 def build_service(

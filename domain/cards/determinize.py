@@ -62,6 +62,7 @@ def _agenda(view: Mapping[str, Any], face_down: int | None) -> list[dict[str, An
                 "seat": seat,
                 "column": pending["column"],
                 "ships": pending["ships"],
+                "run": pending.get("run"),
             },
             *tail,
         ]

@@ -45,10 +45,9 @@ def list_events(game_id: str) -> Response:
     current = games.load(game_id)
     page = games.events(game_id, after_version=query["after"], limit=query["limit"])
     next_after = page[-1].version if page and page[-1].version < current.version else None
-    later = [] if next_after is None else games.events(game_id, after_version=next_after)
     body = {
         "version": current.version,
-        "items": events_json(page, caller, current, games=games, later=later),
+        "items": events_json(page, caller, current, games=games),
         "next_after": next_after,
     }
     return json_response(body, version=current.version)
@@ -160,20 +159,12 @@ def _events(
             batch = games.events(
                 game_id, after_version=after, limit=min(ahead, STREAM_BATCH), game=current
             )
-            last = batch[-1].version
-            later = (
-                games.events(
-                    game_id, after_version=last, limit=current.version - last, game=current
-                )
-                if last < current.version
-                else []
-            )
             messages = [
                 f"id: {event.version}\nevent: game-event\n"
                 f"data: {json.dumps(item, separators=(',', ':'))}\n\n"
                 for event, item in zip(
                     batch,
-                    events_json(batch, caller, current, games=games, later=later),
+                    events_json(batch, caller, current, games=games),
                     strict=True,
                 )
             ]

@@ -85,42 +85,43 @@ def events_json(
     current: LoadedGame,
     *,
     games: GameService | None = None,
-    later: Sequence[StoredEvent] = (),
 ) -> list[JSON]:
-    """``events`` as ``caller`` may see them. With ``games`` (and ``later``: every event
-    after ``events``), events that a revert took back are redacted against the state
-    right after them, not the current one: the current state is no state after them
-    (a card they laid face down may be back in its owner's hand). Without ``games``,
-    ``events`` must lie on the game's current line (e.g. just appended)."""
-    gone: set[int] = set()
-    if games is not None and not caller.admin and not current.rules.is_over(current.state):
-        gone = taken_back([*events, *later], current.version)
-    return [
-        event_json(
-            event,
-            caller,
-            current,
-            games.load_at(current.game_id, event.version).state
-            if games is not None and event.version in gone
-            else None,
-        )
-        for event in events
-    ]
+    """``events`` (consecutive, oldest first) as ``caller`` may see them. With ``games``,
+    events that a revert took back are redacted against the state right after them, not
+    the current one: the current state is no state after them (a card they laid face down
+    may be back in its owner's hand). Which ones were taken back comes from the game's
+    revert history in its info, so a page costs O(page) whatever the log's length; their
+    states come from one fold through the page. Without ``games``, ``events`` must lie on
+    the game's current line (e.g. just appended)."""
+    after: dict[int, Any] = {}
+    if (
+        games is not None
+        and events
+        and not caller.admin
+        and not current.rules.is_over(current.state)
+    ):
+        reverts = current.info.reverts
+        if reverts is None:  # a game stored before revert histories were kept
+            reverts = tuple(
+                (e.version, e.event.to_version)
+                for e in games.events(current.game_id, after_version=events[0].version - 1)
+                if isinstance(e.event, GameReverted)
+            )
+        page = {e.version for e in events}
+        gone = taken_back(reverts, current.version) & page
+        after = games.states_after(current, events, gone)
+    return [event_json(event, caller, current, after.get(event.version)) for event in events]
 
 
-def taken_back(log_suffix: Sequence[StoredEvent], current_version: int) -> set[int]:
+def taken_back(reverts: Sequence[tuple[int, int]], current_version: int) -> set[int]:
     """Versions that reverts took back, i.e. off the line that leads to ``current_version``.
-    ``log_suffix`` runs up to ``current_version``: reverts before it cannot take back
-    anything in it."""
-    reverts = {
-        e.version: e.event.to_version for e in log_suffix if isinstance(e.event, GameReverted)
-    }
+    ``reverts``: (version of a GameReverted, the version it went back to)."""
     gone: set[int] = set()
     line = current_version  # walking the current line back from its end
-    for version in sorted(reverts, reverse=True):
+    for version, to_version in sorted(reverts, reverse=True):
         if version <= line:  # a revert on the line: what lies between is off it
-            gone.update(range(reverts[version] + 1, version))
-            line = reverts[version]
+            gone.update(range(to_version + 1, version))
+            line = to_version
     return gone
 
 

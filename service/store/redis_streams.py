@@ -447,10 +447,15 @@ class RedisEventStore(EventStore):
 class RedisSnapshotStore(SnapshotStore):
     """Snapshots in a sorted set per game (score = version), under the game's hash tag."""
 
-    def __init__(self, client: redis.Redis, *, prefix: str = "tigris", keep: int = 20) -> None:
+    def __init__(
+        self, client: redis.Redis, *, prefix: str = "tigris", keep: int | None = None
+    ) -> None:
         self.client: Any = client  # untyped for the same reason as in RedisEventStore
         self.keys = RedisKeys(prefix)
-        self.keep = keep  # newest snapshots kept per game; older ones are trimmed
+        # Newest snapshots kept per game (None: all). Keeping all puts every version within
+        # ``snapshot_every`` events of a snapshot, so time travel and the redaction of
+        # taken-back events cost O(snapshot_every) anywhere in a long game.
+        self.keep = keep
 
     def latest(self, game_id: str, at_most: int | None = None) -> Snapshot | None:
         check_game_id(game_id)
@@ -469,7 +474,8 @@ class RedisSnapshotStore(SnapshotStore):
             pipe = self.client.pipeline(transaction=True)
             pipe.zremrangebyscore(key, snapshot.version, snapshot.version)
             pipe.zadd(key, {member: snapshot.version})
-            pipe.zremrangebyrank(key, 0, -self.keep - 1)
+            if self.keep is not None:
+                pipe.zremrangebyrank(key, 0, -self.keep - 1)
             pipe.execute()
 
     def versions(self, game_id: str) -> list[int]:

@@ -13,6 +13,7 @@ from flask.testing import FlaskClient
 
 from service.api import events as events_api
 from service.api.context import EXTENSION
+from service.application import CommandMeta
 from service.store.port import EventStore, GameRecord
 from tests.service.api.conftest import (
     KINDS,
@@ -136,3 +137,52 @@ def test_the_stream_reads_the_game_info_once_per_batch(
     batches = math.ceil(len(log["items"]) / 2)
     # One read before the stream starts (404 check), one per batch, one that finds no more.
     assert reads == [game.game_id] * (1 + batches + 1)
+
+
+def test_a_page_after_an_undo_reads_only_its_own_events(
+    api: Api, app: Flask, client: FlaskClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # given a card game of 60 commands whose seat 0 got 20 of them taken back
+    game = api.create("cards")
+    _play(api, game, 40)
+    target = api.version(game)
+    _play(api, game, 20)
+    games = app.extensions[EXTENSION].games
+    loaded = games.load(game.game_id)
+    games.revert(
+        game.game_id,
+        target,
+        reason="disputed",
+        requested_by="seat:0",
+        approved_by=("seat:1",),
+        meta=CommandMeta(command_id="undo", actor="admin", seat=None),
+        expected_version=loaded.version,
+    )
+    full = client.get(f"/games/{game.game_id}/events?limit=200", headers=game.seat(1))
+    assert full.status_code == 200
+    store: EventStore = games.store
+    read: list[int] = []
+    read_after, read_range = store.read, store.read_range
+
+    def counted_read(game_id: str, after: int = 0, limit: int | None = None) -> list[Any]:
+        found = read_after(game_id, after, limit)
+        read.append(len(found))
+        return found
+
+    def counted_range(game_id: str, first: int, last: int) -> list[Any]:
+        found = read_range(game_id, first, last)
+        read.append(len(found))
+        return found
+
+    monkeypatch.setattr(store, "read", counted_read)
+    monkeypatch.setattr(store, "read_range", counted_range)
+    # when a spectator and a seat read a page of 10 inside the part taken back
+    for headers in ({}, game.seat(1)):
+        read.clear()
+        page = client.get(f"/games/{game.game_id}/events?after={target}&limit=10", headers=headers)
+        # then only that page is read, plus at most one snapshot interval to fold from
+        assert page.status_code == 200 and len(page.get_json()["items"]) == 10
+        assert sum(read) <= 10 + games.snapshot_every, read
+    # and what it shows is what the whole log showed for those versions
+    items = {item["version"]: item for item in full.get_json()["items"]}
+    assert page.get_json()["items"] == [items[target + n] for n in range(1, 11)]
