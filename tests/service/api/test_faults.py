@@ -79,9 +79,7 @@ class Player(threading.Thread):
             )
             assert response.status_code == 200, response.text
             events = response.json()["events"]
-            self.acknowledged.append(
-                (key, [e["version"] for e in events], events[0]["command_id"])
-            )
+            self.acknowledged.append((key, [e["version"] for e in events], events[0]["command_id"]))
 
 
 def test_acknowledged_commands_survive_redis_and_worker_kills_exactly_once(
