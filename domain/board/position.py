@@ -330,6 +330,8 @@ def _declined(
             raise FormatError(f"tiles outside the square at {at(tl)}", "declined")
         if any(not FACE_UP <= board[sq] < CATASTROPHE for sq in squares):
             raise FormatError(f"a declined tile of {at(tl)} is not on the board", "declined")
+        if not squares:
+            continue  # (version 1) none of its tiles is left: the ban is over
         declined.add(tl)
         tiles.update((tl, sq) for sq in squares)
     return frozenset(declined), frozenset(tiles)

@@ -177,6 +177,9 @@ def test_a_declined_square_is_offered_again_once_all_its_tiles_have_left() -> No
     # then the ban is over: nothing of it is left in the state or the position
     assert after.declined == frozenset() and after.declined_tiles == frozenset()
     assert dump_position(after)["declined"] == []
+    # (a version-1 position naming that square bare reads the same: its tiles are gone)
+    v1 = load_position({**dump_position(after), "version": 1, "declined": [[8, 2]]})
+    assert v1.declined == frozenset() and v1 == after
     # and four new green tiles completing the square there are offered a monument
     after, _ = run(after, PlaceTile(0, G, (8, 2)), Pass(1), Pass(1))
     after, _ = run(after, PlaceTile(0, G, (8, 3)), PlaceTile(0, G, (9, 2)), Pass(1), Pass(1))
