@@ -42,7 +42,7 @@ from typing import Any
 from domain.common.codec import TypeRegistry
 from domain.common.errors import FormatError, RulesError
 from domain.common.protocol import GameRules
-from service.config import StoreSettings
+from service.config import DEFAULT_IDEMPOTENCY_TTL_S, StoreSettings
 from service.errors import (
     ConcurrencyError,
     GameExists,
@@ -63,6 +63,7 @@ from service.events import (
 from service.seats import derived_tokens, hash_token, new_salt, new_tokens
 from service.store.connect import StoreConnection, connect
 from service.store.port import (
+    GAME_ID_PATTERN,
     STATUSES,
     AppendResult,
     EventStore,
@@ -79,13 +80,12 @@ from service.store.port import (
 )
 from service.store.replay import replay
 
-DEFAULT_IDEMPOTENCY_TTL_S = 2 * 24 * 3600
 MAX_PAGE = 200
 # An index entry with no game behind it is left alone this long: its creation may be under
 # way (the index is written first). Older ones are creations that never completed.
 CREATION_GRACE_MS = 60_000
 # A listing cursor as list_games makes it: creation time (ms, 15 digits), a colon, a game id.
-_CURSOR = re.compile(r"[0-9]{15}:[A-Za-z0-9_-]{1,64}")
+_CURSOR = re.compile(rf"[0-9]{{15}}:{GAME_ID_PATTERN}")
 
 
 def utc_now() -> datetime:

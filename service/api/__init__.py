@@ -28,6 +28,7 @@ from service.api.context import EXTENSION, Services
 from service.api.settings import ApiSettings
 from service.application import GameService, build_service
 from service.config import StoreSettings
+from service.store.port import GAME_ID_PATTERN
 
 # Games kept folded in memory per server process (see GameService's cache).
 GAME_CACHE_SIZE = 2048
@@ -38,7 +39,7 @@ STREAM_POOL_SPARE = 32
 class GameIdConverter(BaseConverter):
     """Game ids as the store accepts them; anything else is simply not a route (404)."""
 
-    regex = r"[A-Za-z0-9_-]{1,64}"
+    regex = GAME_ID_PATTERN
 
 
 class RequestIdConverter(BaseConverter):

@@ -18,13 +18,17 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from domain.common.errors import FormatError
+from service.config import DEFAULT_IDEMPOTENCY_TTL_S
 
-_GAME_ID_RE = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+# Game ids go into Redis keys inside a hash tag: no braces, colons or spaces. The one
+# definition of a game id (the API's path converter and the listing cursor use it too).
+GAME_ID_PATTERN = "[A-Za-z0-9_-]{1,64}"
+_GAME_ID_RE = re.compile(GAME_ID_PATTERN)
 
 
 def check_game_id(game_id: str) -> str:
-    """Game ids go into Redis keys inside a hash tag: no braces, colons or spaces."""
-    if not isinstance(game_id, str) or not _GAME_ID_RE.match(game_id):
+    """``game_id`` if it is one (``GAME_ID_PATTERN``), else a FormatError."""
+    if not is_game_id(game_id):
         raise FormatError(f"game id must be 1-64 of [A-Za-z0-9_-], not {game_id!r}", "game_id")
     return game_id
 
@@ -69,7 +73,7 @@ def index_filters(kind: str, status: str | None) -> list[tuple[str | None, str |
 
 
 def is_game_id(game_id: object) -> bool:
-    return isinstance(game_id, str) and _GAME_ID_RE.match(game_id) is not None
+    return isinstance(game_id, str) and _GAME_ID_RE.fullmatch(game_id) is not None
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,7 +105,7 @@ class Idempotency:
 
     key: str
     command_hash: str
-    ttl_s: int = 2 * 24 * 3600
+    ttl_s: int = DEFAULT_IDEMPOTENCY_TTL_S
 
 
 @dataclass(frozen=True, slots=True)
