@@ -1,7 +1,7 @@
 """The HTTP API: a Flask application factory (nothing happens at import time).
 
 ``create_app(config)`` wires one blueprint per resource onto the application service
-(``service.application.GameService``). ``config`` may hold:
+(``service.application.game_service.GameService``). ``config`` may hold:
 
 - ``REDIS_URL``, ``TIGRIS_KEY_PREFIX``: override the environment's (``service.config``);
   without any ``REDIS_URL`` the embedded Redis is started (or attached to)
@@ -26,7 +26,7 @@ from service.api import commands, events, games, ops, problems, streams, undo_ro
 from service.api.auth import TokenStore
 from service.api.context import EXTENSION, Services
 from service.api.settings import ApiSettings
-from service.application import GameService, build_service
+from service.application.game_service import GameService, build_service
 from service.config import StoreSettings
 from service.store.port import GAME_ID_PATTERN
 

@@ -11,7 +11,7 @@ from flask import current_app
 from service.api.auth import Caller, TokenStore, identify
 from service.api.problems import ApiProblem
 from service.api.settings import ApiSettings
-from service.application import GameService
+from service.application.game_service import GameService
 
 EXTENSION = "tigris"
 

@@ -12,7 +12,9 @@ from typing import Any
 
 from domain.common.codec import JSON
 from service.api.auth import Caller
-from service.application import GameInfo, GameService, LoadedGame, StoredEvent
+from service.application.game_service import GameService
+from service.application.mapper import GameInfo, StoredEvent
+from service.application.repository import LoadedGame
 from service.events import SERVICE_KIND, GameReverted
 
 

@@ -13,7 +13,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from domain.common.codec import JSON
-from service.application import LoadedGame, StoredEvent
+from service.application.mapper import StoredEvent
+from service.application.repository import LoadedGame
 from service.events import GameReverted, UndoAnswered, UndoRequested
 
 ADMIN = "admin"

@@ -19,7 +19,8 @@ from service.api.undo import (
     open_request,
     undo_records,
 )
-from service.application import CommandMeta, LoadedGame
+from service.application.mapper import CommandMeta
+from service.application.repository import LoadedGame
 from service.errors import ConcurrencyError
 from service.events import GameReverted, UndoAnswered, UndoRequested
 

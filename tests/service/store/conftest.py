@@ -14,7 +14,8 @@ from typing import Any
 import pytest
 import redis
 
-from service.application import CommandMeta, GameService
+from service.application.game_service import GameService
+from service.application.mapper import CommandMeta
 from service.store.memory import InMemoryEventStore, InMemorySnapshotStore
 from service.store.port import EventStore, SnapshotStore
 from service.store.redis_streams import RedisEventStore, RedisSnapshotStore

@@ -13,7 +13,9 @@ import pytest
 import redis
 
 from domain.common.errors import FormatError, IllegalCommand, NotAwaited
-from service.application import CommandMeta, CommandOutcome, GameService
+from service.application.commands import CommandOutcome
+from service.application.game_service import GameService
+from service.application.mapper import CommandMeta
 from service.errors import (
     ConcurrencyError,
     GameExists,

@@ -14,7 +14,8 @@ from pathlib import Path
 
 import redis
 
-from service.application import CommandMeta, GameService
+from service.application.game_service import GameService
+from service.application.mapper import CommandMeta
 from service.embedded_redis import EmbeddedRedis
 from service.errors import StoreUnavailable
 from service.seats import hash_token
