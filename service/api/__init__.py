@@ -22,7 +22,7 @@ import redis
 from flask import Flask
 from werkzeug.routing import BaseConverter
 
-from service.api import commands, events, games, ops, problems, streams, undo_routes, views
+from service.api import commands, events, games, ops, problems, streams, undo, views
 from service.api.auth import TokenStore
 from service.api.context import EXTENSION, Services
 from service.api.settings import ApiSettings
@@ -79,7 +79,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
 
     problems.install(app)
     streams.install_transport_errors(app)
-    for module in (ops, games, commands, views, events, streams, undo_routes):
+    for module in (ops, games, commands, views, events, streams, undo):
         app.register_blueprint(module.blueprint)
     ops.install_docs(app, spec_doc)
     _install_cors(app, settings)

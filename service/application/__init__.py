@@ -6,7 +6,7 @@
   events honoured), snapshots and their policy, the per-process game cache.
 - ``commands``: creating games, deciding commands and appending their events, idempotency.
 - ``queries``: event pages, waiting for events, listing games, the snapshot audit.
-- ``undo``: undo events (reverts) and where a game may go back to.
+- ``undo``: the undo workflow (request, answer, revert) and its policy.
 - ``game_service``: ``GameService``, the parts wired together, each method handing over to
   one of them; ``build_service`` on the configured Redis.
 

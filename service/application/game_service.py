@@ -16,7 +16,7 @@ from service.application.commands import CommandHandler, CommandOutcome, Created
 from service.application.mapper import CommandMeta, EventMapper, GameInfo, StoredEvent
 from service.application.queries import GameQueries, SnapshotMismatch
 from service.application.repository import GameRepository, LoadedGame
-from service.application.undo import UndoWorkflow
+from service.application.undo import UndoOutcome, UndoRecord, UndoWorkflow
 from service.config import DEFAULT_IDEMPOTENCY_TTL_S, StoreSettings
 from service.events import ServiceEvent
 from service.store.connect import StoreConnection, connect
@@ -53,7 +53,7 @@ class GameService:
             store, self.repository, mapper, clock, idempotency_ttl_s=idempotency_ttl_s
         )
         self.queries = GameQueries(store, snapshots, rules, self.repository, mapper, clock)
-        self.undo = UndoWorkflow(store, self.repository, self.commands)
+        self.undo = UndoWorkflow(store, self.repository, self.queries, self.commands)
 
     @property
     def snapshot_every(self) -> int:
@@ -118,6 +118,38 @@ class GameService:
         )
 
     # ---------------------------------------------------------------------- undo
+    def undo_requests(self, game_id: str) -> tuple[LoadedGame, list[UndoRecord]]:
+        return self.undo.requests(game_id)
+
+    def undo_request(self, game_id: str, request_id: str) -> UndoOutcome:
+        return self.undo.request(game_id, request_id)
+
+    def request_undo(
+        self,
+        game_id: str,
+        to_version: int,
+        reason: str,
+        *,
+        meta: CommandMeta,
+        expected_version: int | None,
+    ) -> UndoOutcome:
+        return self.undo.request_undo(
+            game_id, to_version, reason, meta=meta, expected_version=expected_version
+        )
+
+    def answer_undo(
+        self,
+        game_id: str,
+        request_id: str,
+        approve: bool,
+        *,
+        meta: CommandMeta,
+        expected_version: int | None,
+    ) -> UndoOutcome:
+        return self.undo.answer_undo(
+            game_id, request_id, approve, meta=meta, expected_version=expected_version
+        )
+
     def revert(
         self,
         game_id: str,
@@ -150,9 +182,6 @@ class GameService:
         return self.undo.append_service_events(
             game_id, events, meta=meta, expected_version=expected_version
         )
-
-    def check_revert_target(self, game: LoadedGame, to_version: int) -> None:
-        return self.undo.check_revert_target(game, to_version)
 
     # --------------------------------------------------------------------- reads
     def load(self, game_id: str) -> LoadedGame:
