@@ -7,6 +7,7 @@
 - ``commands``: creating games, deciding commands and appending their events, idempotency.
 - ``queries``: event pages, waiting for events, listing games, the snapshot audit.
 - ``undo``: the undo workflow (request, answer, revert) and its policy.
+- ``tokens``: seat tokens and stream tickets: making them, and whom they stand for.
 - ``game_service``: ``GameService``, the parts wired together, each method handing over to
   one of them; ``build_service`` on the configured Redis.
 

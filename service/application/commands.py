@@ -35,9 +35,9 @@ from service.application.mapper import (
     reverts_field,
 )
 from service.application.repository import GameRepository, LoadedGame
+from service.application.tokens import derived_tokens, hash_token, new_salt, new_tokens
 from service.errors import ConcurrencyError, GameExists, IdempotencyConflict, StoreUnavailable
 from service.events import GameReverted
-from service.seats import derived_tokens, hash_token, new_salt, new_tokens
 from service.store.port import AppendResult, EventStore, GameRecord, Idempotency, check_game_id
 
 
@@ -157,7 +157,7 @@ class CommandHandler:
 
         With an ``idempotency_key`` the creation can be retried safely: the first attempt
         records (for the idempotency TTL) the game id, the creation time and a salt from
-        which the tokens are derived (``service.seats``); a retry with the
+        which the tokens are derived (``service.application.tokens``); a retry with the
         same key and body creates that same game if no earlier attempt got that far, or
         answers with it, and its tokens, if one did. The same key with another body is an
         IdempotencyConflict."""

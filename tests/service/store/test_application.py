@@ -16,6 +16,7 @@ from domain.common.errors import FormatError, IllegalCommand, NotAwaited
 from service.application.commands import CommandOutcome
 from service.application.game_service import GameService
 from service.application.mapper import CommandMeta
+from service.application.tokens import hash_token
 from service.errors import (
     ConcurrencyError,
     GameExists,
@@ -28,7 +29,6 @@ from service.errors import (
     VersionNotFound,
 )
 from service.events import GameReverted, UndoAnswered, UndoRequested
-from service.seats import hash_token
 from service.store.port import GameRecord, NewEvent
 from service.store.redis_streams import RedisEventStore, RedisSnapshotStore
 from tests.service.store.conftest import Backend, meta
@@ -389,7 +389,7 @@ def test_listing_skips_and_repairs_index_entries_that_do_not_describe_their_game
 
 
 def test_a_creation_retried_with_its_key_gives_the_same_game_and_tokens(
-    service: GameService,
+    service: GameService, backend: Backend
 ) -> None:
     first = service.create_seated_game("pile", ["a", "b"], {}, 5, meta(None, "admin"), "k-1")
     again = service.create_seated_game("pile", ["a", "b"], {}, 5, meta(None, "admin"), "k-1")
@@ -397,7 +397,7 @@ def test_a_creation_retried_with_its_key_gives_the_same_game_and_tokens(
     assert again.game.game_id == first.game.game_id and again.tokens == first.tokens
     assert len(set(first.tokens)) == 2
     for seat, token in enumerate(first.tokens):
-        assert service.store.seat_of_token(first.game.game_id, hash_token(token)) == seat
+        assert backend.tokens.seat_of(first.game.game_id, hash_token(token)) == seat
     assert [g.game_id for g in service.list_games()[0]] == [first.game.game_id]
     # the same key with another body is refused and creates nothing
     with pytest.raises(IdempotencyConflict):
