@@ -11,7 +11,9 @@
 - ``game_service``: ``GameService``, the parts wired together, each method handing over to
   one of them; ``build_service`` on the configured Redis.
 
-A command's path enters each module once: API view → ``GameService.handle`` →
-``CommandHandler.handle`` → ``GameRepository`` (the cached copy, else a load) →
-``rules.decide`` / ``rules.evolve`` → ``EventStore.append`` → ``GameRepository.remember``.
+A command's path: API view → ``GameService.handle`` → ``CommandHandler.handle`` →
+``GameRepository`` (the cached copy, else a load) → ``rules.decide`` / ``rules.evolve`` →
+``EventStore.append`` (its envelopes made by the ``EventMapper``) →
+``GameRepository.remember``. Undo requests and answers take the same way from
+``UndoWorkflow``, which hands its events to ``CommandHandler.append``.
 """
