@@ -21,6 +21,8 @@ from pathlib import Path
 
 FSYNC_POLICIES = ("always", "everysec", "no")
 MIN_IDEMPOTENCY_TTL_S = 24 * 3600
+# How long an idempotency record (of a command or a creation) is kept by default: 48 h.
+DEFAULT_IDEMPOTENCY_TTL_S = 2 * 24 * 3600
 _PREFIX_RE = re.compile(r"^[A-Za-z0-9_.-]{1,40}$")
 
 
@@ -35,7 +37,7 @@ class StoreSettings:
     appendfsync: str = "always"
     redis_server: str | None = None
     snapshot_every: int = 50
-    idempotency_ttl_s: int = 2 * 24 * 3600
+    idempotency_ttl_s: int = DEFAULT_IDEMPOTENCY_TTL_S
     key_prefix: str = "tigris"
 
     def __post_init__(self) -> None:
@@ -64,7 +66,7 @@ class StoreSettings:
             appendfsync=env.get("TIGRIS_REDIS_APPENDFSYNC", "always"),
             redis_server=env.get("TIGRIS_REDIS_SERVER") or None,
             snapshot_every=_int(env, "TIGRIS_SNAPSHOT_EVERY", 50),
-            idempotency_ttl_s=_int(env, "TIGRIS_IDEMPOTENCY_TTL_S", 2 * 24 * 3600),
+            idempotency_ttl_s=_int(env, "TIGRIS_IDEMPOTENCY_TTL_S", DEFAULT_IDEMPOTENCY_TTL_S),
             key_prefix=env.get("TIGRIS_KEY_PREFIX", "tigris"),
         )
 

@@ -1,7 +1,8 @@
 """Errors of the storage and application layer (the domain has its own in domain.common.errors).
 
-The HTTP layer maps them: GameNotFound/VersionNotFound -> 404, ConcurrencyError -> 409/412,
-IdempotencyConflict -> 422, RevertNotAllowed -> 409, StoreUnavailable -> 503.
+The HTTP layer maps them: GameNotFound/VersionNotFound/UndoNotFound -> 404,
+ConcurrencyError -> 412, IdempotencyConflict -> 422, RevertNotAllowed/UndoConflict -> 409,
+NotAllowedToAnswer -> 403, StoreUnavailable -> 503.
 """
 
 from __future__ import annotations
@@ -62,3 +63,26 @@ class StoreUnavailable(ServiceError):
 class RevertNotAllowed(FormatError):
     """A revert (or undo request) names a version the game cannot go back to: outside
     ``start_version..current - 1``, or inside the events of one command."""
+
+
+class UndoNotFound(ServiceError, LookupError):
+    """The game has no undo request with this id."""
+
+    def __init__(self, request_id: str) -> None:
+        super().__init__(f"no undo request {request_id!r}")
+        self.request_id = request_id
+
+
+class UndoConflict(ServiceError):
+    """An undo request or answer that the game's undo state refuses. ``reason``:
+    ``game-over``, ``undo-pending`` (another request is open), ``undo-closed`` (the request
+    is settled) or ``undo-answered`` (this actor already approved)."""
+
+    def __init__(self, reason: str, message: str) -> None:
+        super().__init__(message)
+        self.reason = reason
+        self.message = message
+
+
+class NotAllowedToAnswer(ServiceError):
+    """The asking seat may not answer its own undo request."""

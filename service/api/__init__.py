@@ -1,11 +1,13 @@
 """The HTTP API: a Flask application factory (nothing happens at import time).
 
 ``create_app(config)`` wires one blueprint per resource onto the application service
-(``service.application.GameService``). ``config`` may hold:
+(``service.application.game_service.GameService``) and the seat credentials
+(``service.application.tokens.Credentials``). ``config`` may hold:
 
 - ``REDIS_URL``, ``TIGRIS_KEY_PREFIX``: override the environment's (``service.config``);
   without any ``REDIS_URL`` the embedded Redis is started (or attached to)
 - ``GAME_SERVICE``: a ready ``GameService`` (tests, e.g. with another clock); needs REDIS_URL
+  (for the seat tokens and stream tickets)
 - ``TIGRIS_ADMIN_TOKEN``, ``TIGRIS_MAX_BODY``, ``TIGRIS_SSE_HEARTBEAT``, stream limits,
   ``TIGRIS_CORS_ORIGINS``: see ``settings``
 - ``TIGRIS_OPENAPI_PATH``: the OpenAPI document to serve (default: the repository's)
@@ -22,12 +24,14 @@ import redis
 from flask import Flask
 from werkzeug.routing import BaseConverter
 
-from service.api import commands, events, games, ops, problems, streams, undo_routes, views
-from service.api.auth import TokenStore
+from service.api import commands, events, games, ops, problems, streams, undo, views
 from service.api.context import EXTENSION, Services
 from service.api.settings import ApiSettings
-from service.application import GameService, build_service
+from service.application.game_service import GameService, build_service
+from service.application.tokens import Credentials
 from service.config import StoreSettings
+from service.store.port import GAME_ID_PATTERN
+from service.store.redis_tokens import RedisTokenStore
 
 # Games kept folded in memory per server process (see GameService's cache).
 GAME_CACHE_SIZE = 2048
@@ -38,7 +42,7 @@ STREAM_POOL_SPARE = 32
 class GameIdConverter(BaseConverter):
     """Game ids as the store accepts them; anything else is simply not a route (404)."""
 
-    regex = r"[A-Za-z0-9_-]{1,64}"
+    regex = GAME_ID_PATTERN
 
 
 class RequestIdConverter(BaseConverter):
@@ -78,7 +82,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
 
     problems.install(app)
     streams.install_transport_errors(app)
-    for module in (ops, games, commands, views, events, streams, undo_routes):
+    for module in (ops, games, commands, views, events, streams, undo):
         app.register_blueprint(module.blueprint)
     ops.install_docs(app, spec_doc)
     _install_cors(app, settings)
@@ -111,7 +115,8 @@ def _install_cors(app: Flask, settings: ApiSettings) -> None:
 
 
 def _services(config: Mapping[str, Any], settings: ApiSettings) -> Services:
-    """The application service on the configured Redis (``GAME_SERVICE`` if given)."""
+    """The application service (``GAME_SERVICE`` if given) and the credentials, on the
+    configured Redis."""
     env = dict(os.environ)
     for key in ("REDIS_URL", "TIGRIS_KEY_PREFIX"):
         if config.get(key):
@@ -140,8 +145,7 @@ def _services(config: Mapping[str, Any], settings: ApiSettings) -> Services:
         client = connection.client
     return Services(
         games=game_service,
-        tokens=TokenStore(game_service.store),
+        credentials=Credentials(RedisTokenStore(client, prefix=store_settings.key_prefix)),
         settings=settings,
-        redis=client,
-        key_prefix=store_settings.key_prefix,
+        ping=client.ping,
     )

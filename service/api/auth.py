@@ -1,8 +1,8 @@
 """Who is calling: a seat (by its secret token), the admin, or a spectator.
 
-Seat tokens are long random secrets (``secrets.token_urlsafe``) handed out once at game
-creation; Redis keeps only their SHA-256 hashes, in a hash under the game's hash tag
-(so a cluster keeps them on the game's slot). A token is valid for one game and one seat.
+Seat tokens are long random secrets handed out once at game creation; a token is valid for
+one game and one seat, and whom it stands for is the application's to say
+(``service.application.tokens.Credentials``). The admin token is this layer's setting.
 """
 
 from __future__ import annotations
@@ -13,8 +13,7 @@ from dataclasses import dataclass
 from flask import request
 
 from service.api.problems import forbidden, unauthorized
-from service.seats import hash_token
-from service.store.port import EventStore
+from service.application.tokens import Credentials
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,33 +40,6 @@ class Caller:
         return self.seat
 
 
-class TokenStore:
-    """Seat tokens of every game, read through the event store (which writes their hashes
-    in the same atomic step that creates the game): ``hash(token) -> seat``.
-
-    A token never changes its seat once issued, so known hashes are remembered in the
-    process (bounded); unknown ones are always asked of the store.
-    """
-
-    def __init__(self, store: EventStore, remember: int = 4096) -> None:
-        self._store = store
-        self._known: dict[tuple[str, str], int] = {}
-        self._remember = remember
-
-    def seat_of(self, game_id: str, token: str) -> int | None:
-        digest = hash_token(token)
-        known = self._known.get((game_id, digest))
-        if known is not None:
-            return known
-        seat = self._store.seat_of_token(game_id, digest)
-        if seat is None:
-            return None
-        if len(self._known) >= self._remember:
-            self._known.clear()  # crude but bounded; a miss only costs one HGET
-        self._known[(game_id, digest)] = seat
-        return seat
-
-
 def bearer_token() -> str | None:
     """The token of ``Authorization: Bearer <token>``; None without the header."""
     header = request.headers.get("Authorization")
@@ -86,14 +58,14 @@ def is_admin(token: str, admin_token: str | None) -> bool:
     )
 
 
-def identify(tokens: TokenStore, admin_token: str | None, game_id: str | None) -> Caller:
+def identify(credentials: Credentials, admin_token: str | None, game_id: str | None) -> Caller:
     """The caller of this request. Without a token: a spectator. An unknown token: 401."""
     token = bearer_token()
     if token is None:
         return Caller()
     if is_admin(token, admin_token):
         return Caller(admin=True)
-    seat = None if game_id is None else tokens.seat_of(game_id, token)
+    seat = None if game_id is None else credentials.seat_of(game_id, token)
     if seat is None:
         raise unauthorized("unknown token for this game")
     return Caller(seat=seat)

@@ -18,7 +18,7 @@ from service.api.http import (
 from service.api.presenters import events_json
 from service.api.problems import forbidden
 from service.api.schemas import CommandEnvelopeSchema
-from service.application import CommandMeta
+from service.application.mapper import CommandMeta
 
 blueprint = Blueprint("commands", __name__)
 

@@ -2,16 +2,17 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import cast
+from typing import Any, cast
 
-import redis
 from flask import current_app
 
-from service.api.auth import Caller, TokenStore, identify
+from service.api.auth import Caller, identify
 from service.api.problems import ApiProblem
 from service.api.settings import ApiSettings
-from service.application import GameService
+from service.application.game_service import GameService
+from service.application.tokens import Credentials
 
 EXTENSION = "tigris"
 
@@ -19,10 +20,9 @@ EXTENSION = "tigris"
 @dataclass(frozen=True, slots=True)
 class Services:
     games: GameService
-    tokens: TokenStore
+    credentials: Credentials
     settings: ApiSettings
-    redis: redis.Redis
-    key_prefix: str = "tigris"  # of every Redis key of this deployment
+    ping: Callable[[], Any]  # raises unless the store answers (readiness)
 
 
 def services() -> Services:
@@ -33,7 +33,7 @@ def caller_for(game_id: str | None) -> Caller:
     """The caller of this request, its token checked against ``game_id``."""
     found = services()
     try:
-        return identify(found.tokens, found.settings.admin_token, game_id)
+        return identify(found.credentials, found.settings.admin_token, game_id)
     except ApiProblem:
         if game_id is not None:
             found.games.game_info(game_id)  # an unknown game is a 404 whatever the token

@@ -28,7 +28,7 @@ from service.api.presenters import events_json
 from service.api.problems import bad_request
 from service.api.schemas import EventListQuerySchema, StreamQuerySchema
 from service.api.streams import caller_from_ticket, stream_gate
-from service.application import GameService
+from service.application.game_service import GameService
 from service.errors import StoreUnavailable
 
 log = logging.getLogger(__name__)

@@ -11,7 +11,7 @@ from service.api.http import idempotency_key, json_response, load_body, load_que
 from service.api.presenters import game_json, info_json
 from service.api.problems import bad_request, forbidden
 from service.api.schemas import GameCreateSchema, GameListQuerySchema
-from service.application import CommandMeta
+from service.application.mapper import CommandMeta
 
 blueprint = Blueprint("games", __name__)
 
@@ -27,7 +27,7 @@ def create_game() -> Response:
         command_id=uuid.uuid4().hex, actor="admin" if caller.admin else "system", seat=None
     )
     # One atomic write stores the game with its seats' token hashes (and the index entry
-    # goes first): see GameService.create_game. With an Idempotency-Key a retry after a
+    # goes first): see CommandHandler.create_game. With an Idempotency-Key a retry after a
     # lost answer gets the same game and the same tokens back.
     created = found.games.create_seated_game(
         body["kind"], body["seats"], body["options"], body["seed"], meta, idempotency_key()

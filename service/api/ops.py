@@ -32,7 +32,7 @@ def healthz() -> Response:
 @blueprint.get("/readyz")
 def readyz() -> Response:
     try:
-        services().redis.ping()
+        services().ping()
     except Exception:  # any failure to reach Redis means "not ready", never a 500
         raise ApiProblem(
             503, "unavailable", "Service unavailable", "Redis is not reachable"

@@ -12,7 +12,10 @@ from typing import Any
 
 from domain.common.codec import JSON
 from service.api.auth import Caller
-from service.application import GameInfo, GameService, LoadedGame, StoredEvent
+from service.application.game_service import GameService
+from service.application.mapper import GameInfo, StoredEvent
+from service.application.repository import LoadedGame
+from service.application.undo import UndoRecord
 from service.events import SERVICE_KIND, GameReverted
 
 
@@ -140,4 +143,22 @@ def info_json(info: GameInfo) -> JSON:
         "status": info.status,
         "version": info.version,
         "created_at": info.created_at,
+    }
+
+
+def undo_json(record: UndoRecord, game: LoadedGame) -> JSON:
+    """An undo request with its outcome; ``awaiting``: the seats of ``game`` whose answer
+    is still needed."""
+    return {
+        "request_id": record.request_id,
+        "to_version": record.to_version,
+        "reason": record.reason,
+        "requested_by": record.requested_by,
+        "status": record.status,
+        "self_undo": record.self_undo,
+        "approved_by": list(record.approved_by),
+        "rejected_by": list(record.rejected_by),
+        "awaiting": record.awaiting(len(game.info.seat_names)),
+        "requested_at": record.requested_at,
+        "applied_at": record.applied_at,
     }

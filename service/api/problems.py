@@ -20,12 +20,22 @@ from service.errors import (
     ConcurrencyError,
     GameNotFound,
     IdempotencyConflict,
+    NotAllowedToAnswer,
     RevertNotAllowed,
     StoreUnavailable,
+    UndoConflict,
+    UndoNotFound,
     VersionNotFound,
 )
 
 PROBLEM_MEDIA_TYPE = "application/problem+json"
+# The title of each problem type of a refused undo request or answer (``UndoConflict``).
+UNDO_CONFLICT_TITLES = {
+    "game-over": "Game over",
+    "undo-pending": "Undo pending",
+    "undo-closed": "Undo request closed",
+    "undo-answered": "Already answered",
+}
 log = logging.getLogger(__name__)
 
 
@@ -160,6 +170,19 @@ def install(app: Flask) -> None:
     def _revert(exc: RevertNotAllowed) -> Response:
         # A well-formed request whose target the game's history refuses: a conflict.
         return problem_response(conflict("undo-not-allowed", "Undo not allowed", exc.message))
+
+    @app.errorhandler(UndoConflict)
+    def _undo_conflict(exc: UndoConflict) -> Response:
+        title = UNDO_CONFLICT_TITLES[exc.reason]
+        return problem_response(conflict(exc.reason, title, exc.message))
+
+    @app.errorhandler(UndoNotFound)
+    def _no_undo(exc: UndoNotFound) -> Response:
+        return problem_response(not_found(str(exc)))
+
+    @app.errorhandler(NotAllowedToAnswer)
+    def _own_request(exc: NotAllowedToAnswer) -> Response:
+        return problem_response(forbidden(str(exc)))
 
     @app.errorhandler(RulesError)
     def _rules(exc: RulesError) -> Response:

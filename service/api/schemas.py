@@ -16,11 +16,14 @@ from typing import Any
 from marshmallow import INCLUDE, RAISE, Schema, ValidationError, fields, validate
 
 from domain.common.exact import is_int
+from domain.games import all_games
+from service.store.port import STATUSES
 
 MAX_SEED = 2**53 - 1  # the largest integer every JSON client can represent exactly
 GAME_PAGE_MAX = 100
 EVENT_PAGE_MAX = 500
 MAX_VERSION = 10**12  # far beyond any game; keeps query integers bounded
+KINDS = tuple(all_games())  # the game kinds the service offers
 _DIGITS = re.compile(r"0|[1-9][0-9]{0,14}")
 _DECIMAL = re.compile(r"(?:0|[1-9][0-9]{0,14})(?:\.[0-9]{1,6})?")
 
@@ -116,7 +119,7 @@ class GameCreateSchema(Schema):
     class Meta:
         unknown = RAISE
 
-    kind = fields.String(required=True, validate=validate.OneOf(["board", "cards"]))
+    kind = fields.String(required=True, validate=validate.OneOf(KINDS))
     seats = fields.List(
         Text(max_length=40),
         required=True,
@@ -157,8 +160,8 @@ class GameListQuerySchema(Schema):
     class Meta:
         unknown = RAISE
 
-    kind = fields.String(validate=validate.OneOf(["board", "cards"]), load_default=None)
-    status = fields.String(validate=validate.OneOf(["active", "over"]), load_default=None)
+    kind = fields.String(validate=validate.OneOf(KINDS), load_default=None)
+    status = fields.String(validate=validate.OneOf(STATUSES), load_default=None)
     cursor = fields.String(validate=validate.Regexp(r"^[!-~]{1,200}\Z"), load_default=None)
     limit = QueryInteger(validate=validate.Range(min=1, max=GAME_PAGE_MAX), load_default=20)
 

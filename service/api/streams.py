@@ -13,17 +13,15 @@ Stream tickets let a browser follow a seat's private view: ``EventSource`` canno
 ``Authorization`` header, and a token in a URL would end up in logs and histories. A seat
 (or the admin) posts its token in the header to ``/games/{id}/stream-tickets`` and gets a
 random ticket, valid for ``stream_ticket_ttl_s`` seconds and for that game only, that the
-stream accepts as ``?ticket=``. Only the ticket's hash is stored, under the game's hash
-tag (``<prefix>:{<game>}:ticket:<sha256>``, one slot with the game's other keys), with the
-TTL; it may be used again until it expires (so that ``EventSource``'s own reconnects work),
-and afterwards the page asks for a new one.
+stream accepts as ``?ticket=``. Only the ticket's hash is stored, with the TTL
+(``service.application.tokens.Credentials``, through the token store); it may be used again
+until it expires (so that ``EventSource``'s own reconnects work), and afterwards the page
+asks for a new one.
 """
 
 from __future__ import annotations
 
-import hashlib
 import re
-import secrets
 import threading
 from collections import Counter
 from collections.abc import Callable
@@ -40,7 +38,6 @@ from service.api.settings import ApiSettings
 
 GATE_EXTENSION = "tigris.streams"
 RETRY_AFTER_S = 30
-TICKET_BYTES = 32
 _TICKET = re.compile(r"^[A-Za-z0-9_-]{16,128}$")
 
 blueprint = Blueprint("stream_tickets", __name__)
@@ -143,12 +140,6 @@ def stream_gate() -> StreamGate:
     return gate
 
 
-def _ticket_key(game_id: str, ticket: str) -> str:
-    prefix = services().key_prefix
-    digest = hashlib.sha256(ticket.encode("utf-8")).hexdigest()
-    return f"{prefix}:{{{game_id}}}:ticket:{digest}"
-
-
 @blueprint.post("/games/<gid:game_id>/stream-tickets")
 def create_ticket(game_id: str) -> Response:
     caller = caller_for(game_id)
@@ -160,10 +151,8 @@ def create_ticket(game_id: str) -> Response:
             "(a spectator's stream needs none)"
         )
     ttl = found.settings.stream_ticket_ttl_s
-    ticket = secrets.token_urlsafe(TICKET_BYTES)
-    holder = "admin" if caller.admin else str(caller.seat)
-    # A Redis failure is the usual 503 problem (service.api.problems).
-    found.redis.set(_ticket_key(game_id, ticket), holder, ex=ttl)
+    # A store failure is the usual 503 problem (service.api.problems).
+    ticket = found.credentials.issue_ticket(game_id, caller.seat, ttl)
     response = json_response(
         {
             "ticket": ticket,
@@ -181,12 +170,12 @@ def caller_from_ticket(game_id: str, ticket: str) -> Caller:
     refused = unauthorized("unknown or expired stream ticket for this game")
     if not _TICKET.match(ticket):
         raise refused
-    holder = services().redis.get(_ticket_key(game_id, ticket))
+    found = services()
+    holder = found.credentials.ticket_holder(game_id, ticket)
     if holder is None:
-        services().games.game_info(game_id)  # an unknown game is a 404 whatever the ticket
+        found.games.game_info(game_id)  # an unknown game is a 404 whatever the ticket
         raise refused
-    holder = holder.decode() if isinstance(holder, bytes) else str(holder)
-    return Caller(admin=True) if holder == "admin" else Caller(seat=int(holder))
+    return Caller(admin=True) if holder.is_admin else Caller(seat=holder.seat)
 
 
 def install_transport_errors(app: object) -> None:

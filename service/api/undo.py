@@ -1,129 +1,69 @@
-"""The consented-undo workflow, derived entirely from the event log.
-
-A request is an ``UndoRequested`` event; answers are ``UndoAnswered`` events; an applied
-request is followed (in the same append) by ``GameReverted``. Any other event appended while
-a request is open — a game event or another revert — makes it lapse. Nothing is kept outside
-the stream, so every request and its outcome is auditable in the event log.
-"""
+"""``/games/{id}/undo-requests``: ask to revert, answer, and read requests (the workflow
+and its policy: ``service.application.undo``)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass, field
-from typing import Any
+import uuid
 
-from domain.common.codec import JSON
-from service.application import LoadedGame, StoredEvent
-from service.events import GameReverted, UndoAnswered, UndoRequested
+from flask import Blueprint, Response
 
-ADMIN = "admin"
+from service.api.auth import Caller
+from service.api.context import caller_for, services
+from service.api.http import expected_version, json_response, load_body
+from service.api.presenters import undo_json
+from service.api.problems import unauthorized
+from service.api.schemas import UndoAnswerSchema, UndoRequestCreateSchema
+from service.application.mapper import CommandMeta
 
-
-@dataclass
-class UndoRecord:
-    request_id: str
-    to_version: int
-    reason: str
-    requested_by: str
-    requested_at: int
-    status: str = "open"  # open | applied | rejected | lapsed
-    self_undo: bool = False
-    approved_by: list[str] = field(default_factory=list)
-    rejected_by: list[str] = field(default_factory=list)
-    applied_at: int | None = None
-
-    def awaiting(self, seat_count: int) -> list[str]:
-        """The seats whose answer is still needed (none once the request is closed)."""
-        if self.status != "open":
-            return []
-        return [
-            actor
-            for actor in (f"seat:{seat}" for seat in range(seat_count))
-            if actor != self.requested_by and actor not in self.approved_by
-        ]
-
-    def to_json(self, seat_count: int) -> JSON:
-        return {
-            "request_id": self.request_id,
-            "to_version": self.to_version,
-            "reason": self.reason,
-            "requested_by": self.requested_by,
-            "status": self.status,
-            "self_undo": self.self_undo,
-            "approved_by": list(self.approved_by),
-            "rejected_by": list(self.rejected_by),
-            "awaiting": self.awaiting(seat_count),
-            "requested_at": self.requested_at,
-            "applied_at": self.applied_at,
-        }
+blueprint = Blueprint("undo", __name__)
 
 
-def undo_records(events: Sequence[StoredEvent]) -> list[UndoRecord]:
-    """Every undo request in the log with its outcome, oldest first."""
-    records: list[UndoRecord] = []
-    open_record: UndoRecord | None = None
-    for stored in events:
-        event: Any = stored.event
-        if isinstance(event, UndoRequested):
-            open_record = UndoRecord(
-                event.request_id,
-                event.to_version,
-                event.reason,
-                event.requested_by,
-                stored.version,
-            )
-            records.append(open_record)
-        elif isinstance(event, UndoAnswered):
-            if open_record is None or open_record.request_id != event.request_id:
-                continue
-            if event.approve:
-                open_record.approved_by.append(event.by)
-            else:
-                open_record.rejected_by.append(event.by)
-                open_record.status = "rejected"
-                open_record = None
-        elif isinstance(event, GameReverted) and open_record is not None:
-            applied = open_record.to_version == event.to_version
-            open_record.status = "applied" if applied else "lapsed"
-            if applied:
-                open_record.applied_at = stored.version
-                open_record.self_undo = not event.approved_by
-            open_record = None
-        elif open_record is not None and not isinstance(event, GameReverted):
-            # A game event was appended before the request was settled.
-            open_record.status = "lapsed"
-            open_record = None
-    return records
+def _meta(caller: Caller) -> CommandMeta:
+    return CommandMeta(command_id=uuid.uuid4().hex, actor=caller.actor, seat=caller.seat)
 
 
-def open_request(records: Sequence[UndoRecord]) -> UndoRecord | None:
-    return next((record for record in records if record.status == "open"), None)
+@blueprint.get("/games/<gid:game_id>/undo-requests")
+def list_undo_requests(game_id: str) -> Response:
+    caller_for(game_id)
+    game, records = services().games.undo_requests(game_id)
+    items = [undo_json(record, game) for record in records]
+    return json_response({"version": game.version, "items": items}, version=game.version)
 
 
-def is_fully_approved(record: UndoRecord, seat_count: int) -> bool:
-    return ADMIN in record.approved_by or not record.awaiting(seat_count)
+@blueprint.get("/games/<gid:game_id>/undo-requests/<rid:request_id>")
+def get_undo_request(game_id: str, request_id: str) -> Response:
+    caller_for(game_id)
+    found = services().games.undo_request(game_id, request_id)
+    return json_response(undo_json(found.record, found.game), version=found.game.version)
 
 
-def is_self_undo(
-    events_since: Sequence[StoredEvent],
-    seat: int,
-    then: LoadedGame,
-    now: LoadedGame,
-) -> bool:
-    """May ``seat`` take back everything after ``then`` without anybody's consent?
+@blueprint.post("/games/<gid:game_id>/undo-requests")
+def request_undo(game_id: str) -> Response:
+    caller = caller_for(game_id)
+    caller.require_seat("ask for an undo")
+    expected = expected_version()
+    body = load_body(UndoRequestCreateSchema())
+    outcome = services().games.request_undo(
+        game_id,
+        body["to_version"],
+        body["reason"],
+        meta=_meta(caller),
+        expected_version=expected,
+    )
+    game, record = outcome.game, outcome.record
+    response = json_response(undo_json(record, game), 201, version=game.version)
+    response.headers["Location"] = f"/games/{game_id}/undo-requests/{record.request_id}"
+    return response
 
-    Only its own action of the current turn: every event since is a game event by this seat,
-    none of them drew from the bag or pile (that revealed hidden information), and the turn
-    (number and active seat) is still the one it was then.
-    """
-    rules = now.rules
-    if not events_since:
-        return False
-    for stored in events_since:
-        if stored.type.startswith("service."):
-            return False
-        if stored.metadata.get("seat") != seat:
-            return False
-        if rules.is_draw(stored.event):
-            return False
-    return rules.turn(then.state) == rules.turn(now.state)
+
+@blueprint.post("/games/<gid:game_id>/undo-requests/<rid:request_id>/answers")
+def answer_undo(game_id: str, request_id: str) -> Response:
+    caller = caller_for(game_id)
+    if caller.is_spectator:
+        raise unauthorized("a seat token or the admin token is required to answer")
+    expected = expected_version()
+    body = load_body(UndoAnswerSchema())
+    outcome = services().games.answer_undo(
+        game_id, request_id, body["approve"], meta=_meta(caller), expected_version=expected
+    )
+    return json_response(undo_json(outcome.record, outcome.game), version=outcome.game.version)

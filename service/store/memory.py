@@ -1,7 +1,7 @@
-"""In-memory adapters of the event store and snapshot ports.
+"""In-memory adapters of the event store, snapshot and token store ports.
 
-For fast unit tests and demos; they pass the same contract suite as the Redis
-adapter. One lock makes every append atomic; a condition wakes waiting readers.
+For fast unit tests and demos; they pass the same contract suites as the Redis
+adapters. One lock makes every append atomic; a condition wakes waiting readers.
 Nothing survives the process.
 """
 
@@ -23,6 +23,7 @@ from service.store.port import (
     RecordedEvent,
     Snapshot,
     SnapshotStore,
+    TokenStore,
     check_append,
     check_game_id,
     index_filters,
@@ -37,11 +38,51 @@ class _Game:
     info: dict[str, str] = field(default_factory=dict)
     # key -> (command hash, first, last, expiry on the monotonic clock)
     idempotency: dict[str, tuple[str, int, int, float]] = field(default_factory=dict)
-    tokens: dict[str, int] = field(default_factory=dict)  # token hash -> seat
+
+
+class InMemoryTokenStore(TokenStore):
+    """Seat tokens (written by the ``InMemoryEventStore`` that owns this store, with a
+    game's creation) and stream tickets, which expire on the monotonic clock."""
+
+    def __init__(self, monotonic: Callable[[], float] = time.monotonic) -> None:
+        self._seats: dict[str, dict[str, int]] = {}  # game id -> token hash -> seat
+        self._tickets: dict[tuple[str, str], tuple[str, float]] = {}  # -> (holder, expiry)
+        self._lock = threading.Lock()
+        self._monotonic = monotonic
+
+    def add_seats(self, game_id: str, seat_tokens: Mapping[str, int]) -> None:
+        """For the event store's creating append (under its lock, so as atomic as it)."""
+        with self._lock:
+            self._seats.setdefault(game_id, {}).update(seat_tokens)
+
+    def seat_of(self, game_id: str, token_hash: str) -> int | None:
+        check_game_id(game_id)
+        with self._lock:
+            return self._seats.get(game_id, {}).get(token_hash)
+
+    def put_ticket(self, game_id: str, ticket_hash: str, holder: str, ttl_s: int) -> None:
+        check_game_id(game_id)
+        with self._lock:
+            self._tickets[game_id, ticket_hash] = (holder, self._monotonic() + ttl_s)
+
+    def ticket_holder(self, game_id: str, ticket_hash: str) -> str | None:
+        check_game_id(game_id)
+        with self._lock:
+            found = self._tickets.get((game_id, ticket_hash))
+            if found is None:
+                return None
+            holder, expiry = found
+            if expiry <= self._monotonic():
+                del self._tickets[game_id, ticket_hash]
+                return None
+            return holder
 
 
 class InMemoryEventStore(EventStore):
+    """``tokens``: the token store that its creating appends write seat tokens to."""
+
     def __init__(self, monotonic: Callable[[], float] = time.monotonic) -> None:
+        self.tokens = InMemoryTokenStore(monotonic)
         self._games: dict[str, _Game] = {}
         # (kind, status) filter (None = any) -> index members
         self._indexes: dict[tuple[str | None, str | None], set[str]] = {}
@@ -86,7 +127,8 @@ class InMemoryEventStore(EventStore):
                     )
                 )
             game.info.update(info or {})
-            game.tokens.update(seat_tokens or {})
+            if seat_tokens:
+                self.tokens.add_seats(game_id, seat_tokens)
             last = len(game.events)
             if idempotency is not None:
                 expiry = self._monotonic() + idempotency.ttl_s
@@ -159,12 +201,6 @@ class InMemoryEventStore(EventStore):
             if game is None or not game.events:
                 return None
             return GameRecord(game_id, dict(game.info), len(game.events))
-
-    def seat_of_token(self, game_id: str, token_hash: str) -> int | None:
-        check_game_id(game_id)
-        with self._changed:
-            game = self._games.get(game_id)
-            return None if game is None else game.tokens.get(token_hash)
 
     def index_game(
         self, game_id: str, created_ms: int, *, kind: str | None = None, status: str | None = None

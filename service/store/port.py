@@ -1,12 +1,16 @@
-"""The event store port: what the application service needs from storage.
+"""The storage ports: what the application service needs from storage.
 
-An adapter stores, per game, an append-only sequence of envelopes numbered
+An event store adapter stores, per game, an append-only sequence of envelopes numbered
 from 1 (the *version* of a game is the number of envelopes in it), plus a
 small info record, idempotency records and a game index. Adapters know nothing
 of the domain: type names, schema versions and data are opaque here; decoding
-and upcasting happen in the application service.
+and upcasting happen in the application's event mapper (``service.application.mapper``).
+The snapshot store caches folded states; the token store answers who holds a seat token
+or a stream ticket (it sees only their hashes).
 
-Every adapter must pass ``tests/service/store/test_contract.py``.
+Every event store and snapshot store adapter must pass
+``tests/service/store/test_contract.py``; every token store adapter
+``tests/service/store/test_token_contract.py``.
 """
 
 from __future__ import annotations
@@ -18,13 +22,17 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from domain.common.errors import FormatError
+from service.config import DEFAULT_IDEMPOTENCY_TTL_S
 
-_GAME_ID_RE = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+# Game ids go into Redis keys inside a hash tag: no braces, colons or spaces. The one
+# definition of a game id (the API's path converter and the listing cursor use it too).
+GAME_ID_PATTERN = "[A-Za-z0-9_-]{1,64}"
+_GAME_ID_RE = re.compile(GAME_ID_PATTERN)
 
 
 def check_game_id(game_id: str) -> str:
-    """Game ids go into Redis keys inside a hash tag: no braces, colons or spaces."""
-    if not isinstance(game_id, str) or not _GAME_ID_RE.match(game_id):
+    """``game_id`` if it is one (``GAME_ID_PATTERN``), else a FormatError."""
+    if not is_game_id(game_id):
         raise FormatError(f"game id must be 1-64 of [A-Za-z0-9_-], not {game_id!r}", "game_id")
     return game_id
 
@@ -69,7 +77,7 @@ def index_filters(kind: str, status: str | None) -> list[tuple[str | None, str |
 
 
 def is_game_id(game_id: object) -> bool:
-    return isinstance(game_id, str) and _GAME_ID_RE.match(game_id) is not None
+    return isinstance(game_id, str) and _GAME_ID_RE.fullmatch(game_id) is not None
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,7 +109,7 @@ class Idempotency:
 
     key: str
     command_hash: str
-    ttl_s: int = 2 * 24 * 3600
+    ttl_s: int = DEFAULT_IDEMPOTENCY_TTL_S
 
 
 @dataclass(frozen=True, slots=True)
@@ -146,8 +154,9 @@ class EventStore(ABC):
 
         All or nothing: either every event is appended (versions ``expected+1..``) together
         with the idempotency record, the ``info`` fields and (only when creating the game,
-        ``expected_version == 0``) the seat tokens' hashes (``hash -> seat``), or nothing
-        changes: a game never exists without its seats' tokens.
+        ``expected_version == 0``) the seat tokens' hashes (``hash -> seat``, read back
+        through the ``TokenStore``), or nothing changes: a game never exists without its
+        seats' tokens.
         Raises ConcurrencyError on a stale version, IdempotencyConflict if the key was used
         for a different command hash; a repeated key with the same hash returns the
         original result with ``replayed=True`` and appends nothing (version not checked).
@@ -185,10 +194,6 @@ class EventStore(ABC):
     def infos(self, game_ids: Sequence[str]) -> list[GameRecord | None]:
         """``info`` of each game, in order; an adapter may fetch them in one round trip."""
         return [self.info(game_id) for game_id in game_ids]
-
-    @abstractmethod
-    def seat_of_token(self, game_id: str, token_hash: str) -> int | None:
-        """The seat whose token hashes to ``token_hash`` in this game, if any."""
 
     @abstractmethod
     def index_game(
@@ -255,3 +260,25 @@ class SnapshotStore(ABC):
     @abstractmethod
     def delete(self, game_id: str) -> None:
         """Drop every snapshot of the game."""
+
+
+class TokenStore(ABC):
+    """Who holds a credential of a game, by the credential's SHA-256 hash (a token or
+    ticket itself is never stored).
+
+    Seat tokens are written by the ``EventStore``'s append that creates the game (so no
+    game exists without them) and only read here; a seat token never changes its seat.
+    Stream tickets are written here, each with its own lifetime.
+    """
+
+    @abstractmethod
+    def seat_of(self, game_id: str, token_hash: str) -> int | None:
+        """The seat whose token hashes to ``token_hash`` in this game, if any."""
+
+    @abstractmethod
+    def put_ticket(self, game_id: str, ticket_hash: str, holder: str, ttl_s: int) -> None:
+        """Keep a ticket of this game for ``ttl_s`` seconds, standing for ``holder``."""
+
+    @abstractmethod
+    def ticket_holder(self, game_id: str, ticket_hash: str) -> str | None:
+        """The holder of a live ticket of this game (None: unknown, expired, other game)."""

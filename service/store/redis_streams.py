@@ -365,12 +365,6 @@ class RedisEventStore(EventStore):
             records.append(GameRecord(game_id, values, version))
         return records
 
-    def seat_of_token(self, game_id: str, token_hash: str) -> int | None:
-        check_game_id(game_id)
-        with _guard():
-            seat = self.client.hget(self.keys.tokens(game_id), token_hash)
-        return None if seat is None else int(_s(seat))
-
     def index_game(
         self, game_id: str, created_ms: int, *, kind: str | None = None, status: str | None = None
     ) -> None:

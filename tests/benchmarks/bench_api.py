@@ -1,6 +1,6 @@
 """HTTP API benchmark (a script, not a test).
 
-Starts the real service (``python -m service``: gunicorn gthread workers) on a fresh
+Starts the real service (``python -m service``: gunicorn gevent workers) on a fresh
 embedded Redis, creates many seeded games through the API, then drives them with many
 concurrent clients (several processes x threads, keep-alive connections), each client
 owning its games and posting their commands in order with ``If-Match``. The commands

@@ -23,7 +23,8 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from domain.common.autoplay import choose_command
-from service.application import CommandMeta, GameService
+from service.application.game_service import GameService
+from service.application.mapper import CommandMeta
 from service.embedded_redis import EmbeddedRedis
 from service.store.redis_streams import RedisEventStore, RedisSnapshotStore
 

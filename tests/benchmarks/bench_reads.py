@@ -26,7 +26,7 @@ from domain.cards import RULES
 from domain.common.autoplay import choose_command, play_random_game
 from service.api import create_app
 from service.api.context import EXTENSION
-from service.application import CommandMeta
+from service.application.mapper import CommandMeta
 from service.embedded_redis import EmbeddedRedis
 
 ADMIN = "admin-" + "b" * 40

@@ -45,7 +45,8 @@ import redis
 
 from domain.common.autoplay import play_random_game
 from domain.common.protocol import GameRules
-from service.application import CommandMeta, GameService
+from service.application.game_service import GameService
+from service.application.mapper import CommandMeta
 from service.embedded_redis import EmbeddedRedis
 from service.store.port import Idempotency, NewEvent
 from service.store.redis_streams import RedisEventStore, RedisSnapshotStore

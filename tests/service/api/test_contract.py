@@ -10,6 +10,7 @@ from flask import Flask, Response
 from flask.testing import FlaskClient
 
 from domain.games import all_games
+from service.store.port import GAME_ID_PATTERN, STATUSES
 from tests.service.api.contract import SPEC_PATH, check_response, spec
 
 _CONVERTER = re.compile(r"<(?:[a-z]+:)?([a-z_]+)>")
@@ -82,3 +83,17 @@ def test_every_command_of_both_games_has_a_decodable_example() -> None:
             assert example["type"] == name
             rules.commands.from_json({**example, "seat": 0})  # every field present and valid
     assert set(examples) == expected
+
+
+def test_the_spec_names_game_kinds_statuses_and_ids_as_the_service_defines_them() -> None:
+    document = spec().raw_schema
+    schemas = document["components"]["schemas"]
+    assert schemas["Kind"]["enum"] == list(all_games())
+    assert schemas["Status"]["enum"] == list(STATUSES)
+    assert schemas["GameId"]["pattern"] == f"^{GAME_ID_PATTERN}$"
+    (cursor,) = (
+        parameter
+        for parameter in document["paths"]["/games"]["get"]["parameters"]
+        if parameter["name"] == "cursor"
+    )
+    assert cursor["schema"]["pattern"] == f"^[0-9]{{15}}:{GAME_ID_PATTERN}$"

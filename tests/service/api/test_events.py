@@ -13,7 +13,7 @@ from flask.testing import FlaskClient
 
 from service.api import events as events_api
 from service.api.context import EXTENSION
-from service.application import CommandMeta
+from service.application.mapper import CommandMeta
 from service.store.port import EventStore, GameRecord
 from tests.service.api.conftest import (
     KINDS,

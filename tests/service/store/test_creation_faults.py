@@ -14,12 +14,14 @@ from pathlib import Path
 
 import redis
 
-from service.application import CommandMeta, GameService
+from service.application.game_service import GameService
+from service.application.mapper import CommandMeta
+from service.application.tokens import hash_token
 from service.embedded_redis import EmbeddedRedis
 from service.errors import StoreUnavailable
-from service.seats import hash_token
 from service.store.connect import no_retries
 from service.store.redis_streams import RedisEventStore, RedisSnapshotStore
+from service.store.redis_tokens import RedisTokenStore
 
 KILLS = 4
 CREATIONS = 60  # bounded: the loop stops after this many acknowledged games
@@ -95,9 +97,10 @@ def test_kills_during_creations_leave_only_acknowledged_listed_games_with_tokens
             assert sorted(g.game_id for g in by_kind) == sorted(
                 g for g, (k, _) in acknowledged.items() if k == kind
             )
+        seat_tokens = RedisTokenStore(client, prefix="faults")
         for game_id, (_, tokens) in acknowledged.items():
             for seat, token in enumerate(tokens):
-                assert service.store.seat_of_token(game_id, hash_token(token)) == seat
+                assert seat_tokens.seat_of(game_id, hash_token(token)) == seat
         # No index entry is left without its game once the creation grace has passed.
         assert {g for _, g in service.store.list_index(None, 500)[0]} == set(acknowledged)
     finally:

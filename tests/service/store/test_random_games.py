@@ -20,8 +20,8 @@ from hypothesis import strategies as st
 
 from domain.common.autoplay import choose_command, play_random_game
 from domain.common.protocol import GameRules
-from service.application import GameService
-from service.store.replay import replay
+from service.application.game_service import GameService
+from service.application.repository import replay
 from tests.service.store.conftest import Backend, meta
 from tests.service.store.pile_game import PILE
 

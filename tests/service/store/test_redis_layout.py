@@ -8,7 +8,7 @@ import pytest
 import redis
 from redis.crc import key_slot
 
-from service.application import GameService
+from service.application.game_service import GameService
 from service.errors import StoreUnavailable
 from service.store.connect import no_retries
 from service.store.port import Idempotency, NewEvent

@@ -1,0 +1,365 @@
+"""Command handling: create games, decide commands and append their events.
+
+Flow of a command (``handle``): decode it for the game's kind (the caller's seat is put
+in) → decide on this process's latest copy of the game (``GameRepository.cached``) → append
+with that copy's version as the expected one, atomically with the idempotency record and
+the game's status → remember the new state. The append's version check makes deciding on a
+copy that may be behind safe, and the store's script answers a known idempotency key
+before anything else, so a command is usually one store round trip. Without a copy, or when
+the copy was behind or refused the command, the checked path runs: read the game's info →
+answer from the idempotency record if the key was used → load (snapshot + events since) →
+decide → append → remember.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import secrets
+import uuid
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from domain.common.errors import FormatError, RulesError
+from domain.common.protocol import GameRules
+from service.application.mapper import (
+    CommandMeta,
+    EventMapper,
+    GameInfo,
+    StoredEvent,
+    game_info,
+    new_info,
+    reverts_field,
+)
+from service.application.repository import GameRepository, LoadedGame
+from service.application.tokens import derived_tokens, hash_token, new_salt, new_tokens
+from service.errors import ConcurrencyError, GameExists, IdempotencyConflict, StoreUnavailable
+from service.events import GameReverted
+from service.store.port import AppendResult, EventStore, GameRecord, Idempotency, check_game_id
+
+
+@dataclass(frozen=True)
+class CreatedGame:
+    """A new game with its seats' tokens (index = seat); ``replayed``: an earlier attempt
+    with the same idempotency key had created it."""
+
+    game: LoadedGame
+    tokens: tuple[str, ...]
+    replayed: bool
+
+
+@dataclass(frozen=True)
+class CommandOutcome:
+    game: LoadedGame
+    events: list[StoredEvent]
+    replayed: bool
+
+
+def command_hash(kind: str, command_json: Mapping[str, Any], actor: str) -> str:
+    """What "the same command" means for idempotency: same game kind, actor and command."""
+    canonical = json.dumps(
+        {"kind": kind, "actor": actor, "command": command_json},
+        sort_keys=True,
+        separators=(",", ":"),
+        ensure_ascii=False,
+    )
+    return hashlib.sha256(canonical.encode()).hexdigest()
+
+
+def status_of(rules: GameRules[Any, Any, Any], state: Any) -> str:
+    return "over" if rules.is_over(state) else "active"
+
+
+class CommandHandler:
+    """The only writer of game streams."""
+
+    def __init__(
+        self,
+        store: EventStore,
+        repository: GameRepository,
+        mapper: EventMapper,
+        clock: Callable[[], datetime],
+        *,
+        idempotency_ttl_s: int,
+    ) -> None:
+        self._store = store
+        self._repository = repository
+        self._mapper = mapper
+        self._clock = clock
+        self._idempotency_ttl_s = idempotency_ttl_s
+
+    # ------------------------------------------------------------------ creation
+    def create_game(  # noqa: PLR0917 (a game's setup, as the API receives it)
+        self,
+        kind: str,
+        seat_names: Sequence[str],
+        options: Mapping[str, Any],
+        seed: int | None,
+        meta: CommandMeta,
+        game_id: str | None = None,
+        *,
+        token_hashes: Sequence[str] = (),
+        created_ms: int | None = None,
+    ) -> LoadedGame:
+        """Create a game. ``token_hashes`` (one per seat) are stored in the same atomic
+        write as the start events and info, so no game exists without its seats' tokens;
+        the game is indexed *before* that write, so a game that answers is always listed
+        (an index entry whose game never got written is dropped by ``list_games``).
+        ``created_ms`` fixes the creation time (an idempotent retry keeps its first one).
+        A taken ``game_id`` is ``GameExists``."""
+        rules = self._repository.rules(kind)
+        game_id = uuid.uuid4().hex if game_id is None else check_game_id(game_id)
+        names = tuple(seat_names)
+        if not rules.min_seats <= len(names) <= rules.max_seats:
+            raise FormatError(
+                f"{kind} needs {rules.min_seats}-{rules.max_seats} seats, got {len(names)}",
+                "seat_names",
+            )
+        if not all(isinstance(n, str) and n.strip() for n in names):
+            raise FormatError(
+                f"seat names must be non-empty strings: {list(names)!r}", "seat_names"
+            )
+        normalized = rules.normalize_options(options)
+        if seed is None:
+            seed = secrets.randbits(63)  # the seed decides the bag: unguessable
+        events = rules.start(list(names), normalized, seed)
+        state = rules.fold(events)
+        if token_hashes and len(token_hashes) != len(names):
+            raise ValueError(f"{len(token_hashes)} token hashes for {len(names)} seats")
+        if created_ms is None:
+            created_ms = int(self._clock().timestamp() * 1000)
+        created_at = datetime.fromtimestamp(created_ms / 1000, UTC).isoformat()
+        status = status_of(rules, state)
+        info = new_info(kind, names, normalized, created_ms, created_at, len(events), status)
+        envelopes = self._mapper.envelopes(kind, events, meta, created_at)
+        self._store.index_game(game_id, created_ms, kind=kind, status=status)
+        tokens = {digest: seat for seat, digest in enumerate(token_hashes)}
+        try:
+            result = self._store.append(game_id, envelopes, 0, info=info, seat_tokens=tokens)
+        except ConcurrencyError as exc:
+            raise GameExists(0, exc.actual, game_id) from None
+        record = GameRecord(game_id, info, result.last)
+        return LoadedGame(game_id, kind, rules, state, result.last, game_info(record))
+
+    def create_seated_game(  # noqa: PLR0917 (create_game's arguments)
+        self,
+        kind: str,
+        seat_names: Sequence[str],
+        options: Mapping[str, Any],
+        seed: int | None,
+        meta: CommandMeta,
+        idempotency_key: str | None = None,
+    ) -> CreatedGame:
+        """Create a game and its seats' tokens (returned once; only hashes are stored).
+
+        With an ``idempotency_key`` the creation can be retried safely: the first attempt
+        records (for the idempotency TTL) the game id, the creation time and a salt from
+        which the tokens are derived (``service.application.tokens``); a retry with the
+        same key and body creates that same game if no earlier attempt got that far, or
+        answers with it, and its tokens, if one did. The same key with another body is an
+        IdempotencyConflict."""
+        count = len(seat_names)
+        if idempotency_key is None:
+            tokens = new_tokens(count)
+            game = self.create_game(
+                kind, seat_names, options, seed, meta, token_hashes=[hash_token(t) for t in tokens]
+            )
+            return CreatedGame(game, tuple(tokens), replayed=False)
+        digest = command_hash(
+            kind,
+            {"seats": list(seat_names), "options": dict(options), "seed": seed},
+            meta.actor,
+        )
+        proposal = {
+            "hash": digest,
+            "game_id": uuid.uuid4().hex,
+            "created_ms": str(int(self._clock().timestamp() * 1000)),
+            "salt": new_salt(),
+        }
+        record = self._store.reserve_creation(idempotency_key, proposal, self._idempotency_ttl_s)
+        if record.get("hash") != digest:
+            raise IdempotencyConflict(idempotency_key)
+        game_id = record["game_id"]
+        tokens = derived_tokens(record["salt"], game_id, count)
+        try:
+            game = self.create_game(
+                kind,
+                seat_names,
+                options,
+                seed,
+                meta,
+                game_id,
+                token_hashes=[hash_token(t) for t in tokens],
+                created_ms=int(record["created_ms"]),
+            )
+        except GameExists:
+            return CreatedGame(self._repository.get(game_id), tuple(tokens), replayed=True)
+        return CreatedGame(game, tuple(tokens), replayed=False)
+
+    # ------------------------------------------------------------------ commands
+    def handle(
+        self,
+        game_id: str,
+        command: Mapping[str, Any] | object,
+        *,
+        meta: CommandMeta,
+        expected_version: int | None = None,
+        idempotency_key: str | None = None,
+    ) -> CommandOutcome:
+        """Decide ``command`` (client JSON or a command object) as ``meta``'s seat, and
+        append its events. ``expected_version``: the version the caller saw (If-Match)."""
+        cached = self._repository.cached(game_id)
+        if cached is not None:
+            # The fast path: decide on this process's latest copy without first reading
+            # the stream's version; the append's version check proves the copy current
+            # (and the script answers a known idempotency key before anything else).
+            # Should the copy be behind or the command fail on it, the checked path
+            # below answers as if this attempt had never been made: nothing was written.
+            decoded, digest = self._command(cached.kind, command, meta)
+            try:
+                return self._decide_and_append(
+                    cached, decoded, digest, meta, expected_version, idempotency_key
+                )
+            except (RulesError, ConcurrencyError):
+                pass
+        record = self._repository.record(game_id)
+        kind = record.fields["kind"]
+        decoded, digest = self._command(kind, command, meta)
+        if idempotency_key is not None:
+            replayed = self._replay_if_known(game_id, idempotency_key, digest)
+            if replayed is not None:
+                return replayed
+        try:
+            # The record read above fixes the version we decide at; should the game move
+            # on meanwhile, the append's version check refuses (or replays a twin).
+            game = self._repository.at(record, record.version)
+            return self._decide_and_append(
+                game, decoded, digest, meta, expected_version, idempotency_key
+            )
+        except (RulesError, ConcurrencyError):
+            # A twin of this request may have been appended since the lookup above,
+            # moving the game on: then the answer is the twin's outcome, not an error.
+            replayed = None
+            if idempotency_key is not None:
+                replayed = self._replay_if_known(game_id, idempotency_key, digest)
+            if replayed is None:
+                raise
+            return replayed
+
+    def append(
+        self,
+        game: LoadedGame,
+        events: Sequence[object],
+        state: Any,
+        meta: CommandMeta,
+        idempotency: Idempotency | None = None,
+    ) -> CommandOutcome:
+        """Append ``events`` (decided on ``game``, leading to ``state``) if the game is
+        still at ``game``'s version: atomically with the idempotency record and the info
+        fields that change (status, update time, revert history)."""
+        recorded_at = meta.recorded_at or self._clock().astimezone(UTC).isoformat()
+        envelopes = self._mapper.envelopes(game.kind, events, meta, recorded_at)
+        status = status_of(game.rules, state)
+        info_fields = {"status": status, "updated_at": recorded_at}
+        reverts = game.info.reverts
+        new_reverts = [
+            (game.version + n, event.to_version)
+            for n, event in enumerate(events, start=1)
+            if isinstance(event, GameReverted)
+        ]
+        if new_reverts and reverts is not None:
+            # Kept in the game's info by the same atomic write, so that a page of the log
+            # knows which events were taken back without reading the rest of the log.
+            reverts = (*reverts, *new_reverts)
+            info_fields["reverts"] = reverts_field(reverts)
+        before = game.info.status
+        created_ms = game.info.created_ms
+        # A status change is indexed before it is true and unindexed after: listing skips
+        # and repairs an entry that disagrees with the game's info (GameQueries).
+        if status != before:
+            self._store.index_game(game.game_id, created_ms, kind=game.kind, status=status)
+        result = self._store.append(
+            game.game_id, envelopes, game.version, idempotency=idempotency, info=info_fields
+        )
+        if status != before and not result.replayed:
+            with contextlib.suppress(StoreUnavailable):  # stored: listing repairs the rest
+                self._store.index_game(game.game_id, created_ms, kind=game.kind, status=status)
+                self._store.unindex_game(
+                    game.game_id, created_ms, [(None, before), (game.kind, before)]
+                )
+        if result.replayed:  # a concurrent twin with the same key won the race
+            return self._outcome_of_replay(game.game_id, result)
+        changed = {"status": status, "updated_at": recorded_at, "version": result.last}
+        info = GameInfo(**{**game.info.__dict__, **changed, "reverts": reverts})
+        after = LoadedGame(
+            game.game_id, game.kind, game.rules, state, result.last, info, game.snapshot_version
+        )
+        self._repository.remember(after)
+        stored = self._mapper.appended(game.game_id, result, envelopes, events)
+        return CommandOutcome(after, stored, replayed=False)
+
+    def _command(
+        self, kind: str, command: Mapping[str, Any] | object, meta: CommandMeta
+    ) -> tuple[object, str]:
+        """The command decoded for a ``kind`` game, and its idempotency hash."""
+        rules = self._repository.rules(kind)
+        if isinstance(command, Mapping):
+            body = dict(command)
+            if meta.seat is not None:
+                body["seat"] = meta.seat  # the caller's seat, never the one claimed in the body
+            decoded = rules.commands.from_json(body)
+        else:
+            decoded = command
+        try:
+            command_json = rules.commands.to_json(decoded)
+        except KeyError:  # an object, but not a command of this game
+            raise FormatError(f"not a {kind} command: {decoded!r}", "type") from None
+        return decoded, command_hash(kind, command_json, meta.actor)
+
+    def _decide_and_append(  # noqa: PLR0917 (one step of handle)
+        self,
+        game: LoadedGame,
+        decoded: object,
+        digest: str,
+        meta: CommandMeta,
+        expected_version: int | None,
+        idempotency_key: str | None,
+    ) -> CommandOutcome:
+        check_expected(game, expected_version)
+        rules = game.rules
+        events = rules.decide(game.state, decoded)
+        state = game.state
+        for event in events:
+            state = rules.evolve(state, event)
+        idempotency = (
+            None
+            if idempotency_key is None
+            else Idempotency(idempotency_key, digest, self._idempotency_ttl_s)
+        )
+        return self.append(game, events, state, meta, idempotency)
+
+    def _replay_if_known(self, game_id: str, key: str, digest: str) -> CommandOutcome | None:
+        found = self._store.lookup_idempotency(game_id, key)
+        if found is None:
+            return None
+        recorded_hash, result = found
+        if recorded_hash != digest:
+            raise IdempotencyConflict(key)
+        return self._outcome_of_replay(game_id, result)
+
+    def _outcome_of_replay(self, game_id: str, result: AppendResult) -> CommandOutcome:
+        game = self._repository.get(game_id)
+        events = [
+            self._mapper.decode(game.kind, r)
+            for r in self._store.read_range(game_id, result.first, result.last)
+        ]
+        return CommandOutcome(game, events, replayed=True)
+
+
+def check_expected(game: LoadedGame, expected_version: int | None) -> None:
+    """The caller's precondition (If-Match): the game is at ``expected_version`` (None: any)."""
+    if expected_version is not None and expected_version != game.version:
+        raise ConcurrencyError(expected_version, game.version, game.game_id)

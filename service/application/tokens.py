@@ -1,0 +1,108 @@
+"""Credentials: seat tokens and stream tickets, how they are made and whom they stand for.
+
+A seat token is a 256-bit secret handed out once, when its game is created; only its
+SHA-256 hash is stored (in the same atomic write that creates the game). A creation sent
+with an ``Idempotency-Key`` keeps a random salt in its creation record for the idempotency
+TTL, and its tokens are derived from that salt (HMAC-SHA256 over the game id and the seat),
+so a client whose acknowledgment was lost gets the very same tokens when it retries with the
+same key and body. The salt never leaves the server; without it the tokens cannot be
+derived, and after the TTL it is gone, leaving only the hashes.
+
+A stream ticket lets a browser's ``EventSource`` (which cannot send an ``Authorization``
+header) follow a seat's view: a random secret standing for a seat (or the admin) in one game
+for a short time, stored as a hash with that lifetime.
+
+``Credentials`` answers for a game whom a token or ticket stands for, through the
+``TokenStore`` port; it never sees the admin token, which is the HTTP layer's setting.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac
+import secrets
+from dataclasses import dataclass
+
+from service.store.port import TokenStore
+
+TOKEN_BYTES = 32  # 256 bits of entropy: guessing is not an attack
+ADMIN = "admin"
+
+
+def hash_token(token: str) -> str:
+    return hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
+def new_tokens(seat_count: int) -> list[str]:
+    return [secrets.token_urlsafe(TOKEN_BYTES) for _ in range(seat_count)]
+
+
+def new_salt() -> str:
+    return secrets.token_hex(32)
+
+
+def derived_tokens(salt: str, game_id: str, seat_count: int) -> list[str]:
+    """The tokens of a creation with an idempotency key: the same for the same salt."""
+    return [
+        base64.urlsafe_b64encode(
+            hmac.new(bytes.fromhex(salt), f"{game_id}:{seat}".encode(), hashlib.sha256).digest()
+        )
+        .rstrip(b"=")
+        .decode()
+        for seat in range(seat_count)
+    ]
+
+
+@dataclass(frozen=True, slots=True)
+class TicketHolder:
+    """Whom a stream ticket stands for: a seat, or the admin (``seat`` None)."""
+
+    seat: int | None
+
+    @property
+    def is_admin(self) -> bool:
+        return self.seat is None
+
+
+class Credentials:
+    """Whom seat tokens and stream tickets stand for.
+
+    A seat token never changes its seat once issued, so known hashes are remembered in the
+    process (at most ``remember``); unknown ones are always asked of the store.
+    """
+
+    def __init__(self, store: TokenStore, remember: int = 4096) -> None:
+        self._store = store
+        self._known: dict[tuple[str, str], int] = {}
+        self._remember = remember
+
+    def seat_of(self, game_id: str, token: str) -> int | None:
+        """The seat ``token`` plays in this game (None: no seat of this game)."""
+        digest = hash_token(token)
+        known = self._known.get((game_id, digest))
+        if known is not None:
+            return known
+        seat = self._store.seat_of(game_id, digest)
+        if seat is None:
+            return None
+        if len(self._known) >= self._remember:
+            self._known.clear()  # crude but bounded; a miss only costs one store read
+        self._known[(game_id, digest)] = seat
+        return seat
+
+    def issue_ticket(self, game_id: str, seat: int | None, ttl_s: int) -> str:
+        """A new stream ticket of this game for ``seat`` (None: the admin), valid ``ttl_s``
+        seconds and as often as needed in that time (``EventSource`` reconnects)."""
+        ticket = secrets.token_urlsafe(TOKEN_BYTES)
+        holder = ADMIN if seat is None else str(seat)
+        self._store.put_ticket(game_id, hash_token(ticket), holder, ttl_s)
+        return ticket
+
+    def ticket_holder(self, game_id: str, ticket: str) -> TicketHolder | None:
+        """Whom a live ticket of this game stands for; None if the ticket is unknown,
+        expired or another game's."""
+        holder = self._store.ticket_holder(game_id, hash_token(ticket))
+        if holder is None:
+            return None
+        return TicketHolder(None if holder == ADMIN else int(holder))
