@@ -5,13 +5,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import cast
 
-import redis
 from flask import current_app
 
 from service.api.auth import Caller, TokenStore, identify
 from service.api.problems import ApiProblem
 from service.api.settings import ApiSettings
 from service.application import GameService
+from service.store.connect import RedisClient
 
 EXTENSION = "tigris"
 
@@ -21,7 +21,7 @@ class Services:
     games: GameService
     tokens: TokenStore
     settings: ApiSettings
-    redis: redis.Redis
+    redis: RedisClient
     key_prefix: str = "tigris"  # of every Redis key of this deployment
 
 

