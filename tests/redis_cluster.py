@@ -216,6 +216,19 @@ class LocalCluster:
         }
         return [node for node in self.nodes if node.port in ports]
 
+    def wait_failover(self, dead: ClusterNode, timeout_s: float = 60.0) -> float:
+        """Until no slot is served by ``dead`` any more as a running node sees it (a replica
+        took its slots over); returns the seconds waited."""
+        started = time.monotonic()
+        while time.monotonic() - started < timeout_s:
+            witness = next(node for node in self.nodes if node.running)
+            with contextlib.suppress(redis.RedisError), witness.client() as client:
+                slots = client.execute_command("CLUSTER SLOTS")
+                if all(int(entry[2][1]) != dead.port for entry in slots):
+                    return time.monotonic() - started
+            time.sleep(0.02)
+        raise ClusterError(f"no failover of {dead.address} within {timeout_s}s")
+
     def wait_healthy(self, timeout_s: float = 60.0) -> None:
         """Until every running node reports ``cluster_state:ok``, every slot range has a
         running master, and every running replica's link to its master is up."""

@@ -10,7 +10,7 @@ import subprocess
 import sys
 import time
 import uuid
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -225,11 +225,22 @@ def service_env(
     return env
 
 
-def launch_service(env: Mapping[str, str], log: Path) -> subprocess.Popen[bytes]:
-    """``python -m service`` in the background, its output appended to ``log``."""
+def launch_service(
+    env: Mapping[str, str],
+    log: Path,
+    *,
+    args: Sequence[str] = (),
+    new_session: bool = False,
+) -> subprocess.Popen[bytes]:
+    """``python -m service [args]`` in the background, its output appended to ``log``;
+    ``new_session``: in a process group of its own (to kill it with its children)."""
     with log.open("ab") as out:
         return subprocess.Popen(
-            [sys.executable, "-m", "service"], env=dict(env), stdout=out, stderr=subprocess.STDOUT
+            [sys.executable, "-m", "service", *args],
+            env=dict(env),
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=new_session,
         )
 
 
