@@ -13,6 +13,7 @@ from flask import Blueprint, Flask, Response, current_app
 from service.api.context import services
 from service.api.http import json_response
 from service.api.problems import ApiProblem
+from service.store.connect import serving
 
 blueprint = Blueprint("ops", __name__)
 DOCS_PATH = "/docs"
@@ -32,11 +33,11 @@ def healthz() -> Response:
 @blueprint.get("/readyz")
 def readyz() -> Response:
     try:
-        services().redis.ping()
+        ready = serving(services().redis)
     except Exception:  # any failure to reach Redis means "not ready", never a 500
-        raise ApiProblem(
-            503, "unavailable", "Service unavailable", "Redis is not reachable"
-        ) from None
+        ready = False
+    if not ready:
+        raise ApiProblem(503, "unavailable", "Service unavailable", "Redis is not reachable")
     return json_response({"status": "ready"})
 
 

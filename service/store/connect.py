@@ -120,6 +120,24 @@ def blocking_client(url: str, *, max_wait_s: float = MAX_WAIT_S, **kwargs: Any) 
     )
 
 
+def serving(client: RedisClient) -> bool:
+    """Whether the store can serve now (``/readyz``). A single server: it answers PING. A
+    cluster: some master the client knows of says ``cluster_state:ok`` (it sits in the
+    majority and the slots are served), so the failover of one master, during which the
+    other masters' games go on, does not mark every API process unready."""
+    if not isinstance(client, RedisCluster):
+        return bool(client.ping())
+    for node in client.get_primaries():  # type: ignore[no-untyped-call]
+        try:
+            info = client.cluster_info(target_nodes=node)
+        except redis.RedisError:
+            continue
+        except redis.exceptions.RedisClusterException:  # no node answers at all
+            return False
+        return info.get("cluster_state") == "ok"
+    return False
+
+
 # -- start-up checks -------------------------------------------------------------------
 def check_store(settings: StoreSettings, *, require_reachable: bool = True) -> None:
     """Refuse a ``REDIS_URL`` the service cannot use, with a message naming the URL and

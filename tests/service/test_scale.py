@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
+import requests
 
 from tests.redis_cluster import ClusterNode, LocalCluster
 from tests.service.api.conftest import (
@@ -189,6 +190,8 @@ def test_two_api_processes_on_a_cluster_survive_an_api_kill_and_a_master_failove
     master = master_of_game(cluster, games[0]["game"]["game_id"])
     (replica,) = cluster.replicas_of(master)
     cluster.kill(master)
+    # The other masters' games go on: no API process reports itself unready meanwhile.
+    assert [requests.get(f"{url}/readyz", timeout=10).status_code for url in urls] == [200, 200]
     figures.failover_s = cluster.wait_failover(master, timeout_s=30)
     assert cluster.roles()[replica.port] == "master"
     cluster.restart(master)  # back on its data, as a replica of the new master
