@@ -98,7 +98,10 @@ class RedisClusterEventStore(RedisEventStore):
                 with _guard():  # StoreUnavailable if it means "not now", else as it is
                     raise answer
             if wanted:
-                self._check_replicated(node, wanted, int(replies[-1]))
+                acknowledged = replies[-1]
+                if isinstance(acknowledged, Exception):  # the append ran; its fate is unknown
+                    raise StoreUnavailable(f"WAIT failed after the append: {acknowledged}")
+                self._check_replicated(node, wanted, int(acknowledged))
             return answer
         raise StoreUnavailable("the game's slot kept moving; retry")
 
