@@ -2,7 +2,10 @@
 
 Gunicorn (gevent workers, see ``service.api.server``) on 127.0.0.1:8000 by default, on the
 Redis named by ``REDIS_URL``; without one, on the embedded Redis of ``service.embedded_redis``
-(data in ``TIGRIS_REDIS_DIR``, default ./var/redis), which is stopped again on exit.
+(data in ``TIGRIS_REDIS_DIR``, default ./var/redis), which is supervised (restarted on its
+data if it dies) and stopped again on exit. A ``REDIS_URL`` that does not answer or is of
+the wrong kind (a cluster named as a single server or the reverse) stops the start with a
+one-line message and exit status 2.
 """
 
 from __future__ import annotations
@@ -11,10 +14,12 @@ import argparse
 import os
 import sys
 
+from service.api import STORE_CHECKED
 from service.api.server import GunicornServer, gunicorn_options
 from service.api.worker import raise_open_files_limit
-from service.config import StoreSettings
-from service.embedded_redis import EmbeddedRedis
+from service.config import SettingsError, StoreSettings
+from service.embedded_redis import EmbeddedRedis, RedisSupervisor
+from service.store.connect import check_store
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -39,8 +44,14 @@ def main(argv: list[str] | None = None) -> int:
             env[name] = str(value)
 
     raise_open_files_limit()  # inherited by the workers: a socket per open stream
-    settings = StoreSettings.from_env()
+    try:
+        settings = StoreSettings.from_env()
+        check_store(settings)
+    except SettingsError as exc:
+        print(f"python -m service: {exc}", file=sys.stderr, flush=True)
+        return 2
     server: EmbeddedRedis | None = None
+    supervisor: RedisSupervisor | None = None
     if not settings.redis_url:
         server = EmbeddedRedis(
             settings.redis_dir, binary=settings.redis_server, appendfsync=settings.appendfsync
@@ -48,9 +59,14 @@ def main(argv: list[str] | None = None) -> int:
         # The workers (forked later) find the Redis through the environment.
         os.environ["REDIS_URL"] = server.url
         print(f"embedded Redis at {server.url}", file=sys.stderr, flush=True)
+        if server.owned:  # else another process started it and supervises it
+            supervisor = RedisSupervisor(server).start()
+    app_config = {"REDIS_URL": os.environ["REDIS_URL"], STORE_CHECKED: True}
     try:
-        GunicornServer(gunicorn_options(env), {"REDIS_URL": os.environ["REDIS_URL"]}).run()
+        GunicornServer(gunicorn_options(env), app_config).run()
     finally:
+        if supervisor is not None:
+            supervisor.stop()
         if server is not None:
             server.stop()
     return 0

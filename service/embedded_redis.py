@@ -11,6 +11,10 @@ it can never collide with another Redis on the machine); if that path is too
 long for a socket, a free loopback port is used instead. Several processes may
 share one data directory: the first starts the server, the others attach to it
 (a file lock serialises the start).
+
+``RedisSupervisor`` keeps a server this process started alive: if it dies, it is
+started again on the same data directory and address (its AOF holds every
+acknowledged write), with backoff, so clients reconnect to the same URL.
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ import shutil
 import signal
 import socket
 import subprocess
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -84,12 +89,13 @@ def server_version(binary: str) -> tuple[int, int, int] | None:
     return major, minor, patch
 
 
-def _die_with_parent() -> Callable[[], None] | None:
+def die_with_parent(*, long_lived_thread: bool = False) -> Callable[[], None] | None:
     """A pre-exec hook asking Linux to SIGTERM the server when its parent dies, so a
     killed test run or service leaves no orphan Redis behind (SIGTERM: Redis still
     flushes its AOF). The signal follows the *thread* that forked, so only the main
-    thread, which lives as long as the process, asks for it."""
-    if threading.current_thread() is not threading.main_thread():
+    thread, which lives as long as the process, asks for it, or a thread that the caller
+    says lives as long as the server (the supervisor's, which outlives its restarts)."""
+    if not long_lived_thread and threading.current_thread() is not threading.main_thread():
         return None
     try:
         prctl = ctypes.CDLL("libc.so.6", use_errno=True).prctl
@@ -132,6 +138,7 @@ class EmbeddedRedis:
         self.startup_timeout_s = startup_timeout_s
         self._process: subprocess.Popen[bytes] | None = None
         self._url: str | None = None
+        self._port: int | None = None  # kept across restarts when on TCP
 
     # -- addresses ---------------------------------------------------------
     @property
@@ -186,6 +193,21 @@ class EmbeddedRedis:
                 process.wait()
         self._forget()
 
+    @property
+    def running(self) -> bool:
+        """True while the server this object started is alive."""
+        return self._process is not None and self._process.poll() is None
+
+    def relaunch(self, *, long_lived_thread: bool = False) -> None:
+        """Start the server again after it died, on the same data and the same address
+        (URL), so that clients holding the URL reconnect to it. ``long_lived_thread``: the
+        calling thread lives as long as the server (see ``die_with_parent``)."""
+        if self.running:
+            raise EmbeddedRedisError("relaunch() needs a server that is not running")
+        self._process = None
+        with self._lock():
+            self._launch(long_lived_thread=long_lived_thread)
+
     def kill(self) -> None:
         """SIGKILL, as a crash would: nothing gets flushed that was not already."""
         process, self._process = self._process, None
@@ -230,7 +252,7 @@ class EmbeddedRedis:
             return None
         return url if configured and Path(configured).resolve() == self.data_dir else None
 
-    def _launch(self) -> None:
+    def _launch(self, *, long_lived_thread: bool = False) -> None:
         with contextlib.suppress(FileNotFoundError):
             self.socket_path.unlink()
         args = [
@@ -254,7 +276,7 @@ class EmbeddedRedis:
             ]
             url = f"unix://{self.socket_path}"
         else:
-            port = _free_port()
+            port = self._port = self._port or _free_port()
             args += ["--port", str(port), "--bind", "127.0.0.1"]
             url = f"redis://127.0.0.1:{port}/0"
         self._process = subprocess.Popen(
@@ -263,11 +285,13 @@ class EmbeddedRedis:
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
             start_new_session=True,  # a Ctrl-C meant for us must not kill it before we stop it
-            preexec_fn=_die_with_parent(),  # noqa: PLW1509 (one prctl call, no locks taken)
+            # one prctl call, no locks taken:
+            preexec_fn=die_with_parent(long_lived_thread=long_lived_thread),  # noqa: PLW1509
         )
         self._wait_until_ready(url)
         self._url = url
         self._url_file.write_text(url + "\n")
+        atexit.unregister(self.stop)  # once, however often it was relaunched
         atexit.register(self.stop)
 
     def _wait_until_ready(self, url: str) -> None:
@@ -303,3 +327,76 @@ class EmbeddedRedis:
         with contextlib.suppress(FileNotFoundError):
             self._url_file.unlink()
         atexit.unregister(self.stop)
+
+
+class RedisSupervisor:
+    """Keeps an embedded Redis this process started alive.
+
+    A thread checks the server every ``poll_s``; when it finds it dead (a crash, a
+    SIGKILL, the OOM killer) it starts it again on the same data directory and address
+    (``EmbeddedRedis.relaunch``): the AOF replays every acknowledged write, and clients
+    reconnect to the same URL (redis-py reconnects a pooled connection whose server went
+    away when it is next taken from the pool). While it is down, commands answer 503 and
+    ``/readyz`` says not ready. Restarts that keep failing, or a server that keeps dying
+    soon after a restart, back off from ``backoff_s`` to ``max_backoff_s``.
+
+    Stop the supervisor before stopping the server (``stop()`` then ``server.stop()``).
+    """
+
+    def __init__(
+        self,
+        server: EmbeddedRedis,
+        *,
+        poll_s: float = 0.1,
+        backoff_s: float = 0.1,
+        max_backoff_s: float = 5.0,
+        stable_after_s: float = 30.0,
+        log: Callable[[str], None] | None = None,
+    ) -> None:
+        if not server.owned:
+            raise EmbeddedRedisError("only a server this process started can be supervised")
+        self.server = server
+        self.poll_s = poll_s
+        self.backoff_s = backoff_s
+        self.max_backoff_s = max_backoff_s
+        self.stable_after_s = stable_after_s
+        self.restarts = 0
+        self._log = log or _log_to_stderr
+        self._stopping = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="redis-supervisor", daemon=True)
+        self._delay = 0.0
+        self._started_at = time.monotonic()
+
+    def start(self) -> RedisSupervisor:
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._stopping.set()
+        if self._thread.is_alive():
+            self._thread.join()
+
+    def _run(self) -> None:
+        while not self._stopping.wait(self.poll_s):
+            if not self.server.running:
+                self._restart()
+
+    def _restart(self) -> None:
+        if time.monotonic() - self._started_at >= self.stable_after_s:
+            self._delay = 0.0  # it ran long enough: this is a new failure, not a crash loop
+        self._log(f"embedded Redis on {self.server.data_dir} died; restarting it on the same data")
+        while not self._stopping.wait(self._delay):
+            self._delay = min(max(self._delay * 2, self.backoff_s), self.max_backoff_s)
+            try:
+                self.server.relaunch(long_lived_thread=True)
+            except EmbeddedRedisError as exc:
+                self._log(f"embedded Redis did not start again: {exc}")
+                continue
+            self.restarts += 1
+            self._started_at = time.monotonic()
+            self._log(f"embedded Redis is back at {self.server.url}")
+            return
+
+
+def _log_to_stderr(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)

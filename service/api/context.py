@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import cast
 
 from flask import current_app
 
@@ -22,7 +22,7 @@ class Services:
     games: GameService
     credentials: Credentials
     settings: ApiSettings
-    ping: Callable[[], Any]  # raises unless the store answers (readiness)
+    ready: Callable[[], bool]  # whether the store serves (readiness); may raise
 
 
 def services() -> Services:

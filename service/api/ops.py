@@ -32,11 +32,11 @@ def healthz() -> Response:
 @blueprint.get("/readyz")
 def readyz() -> Response:
     try:
-        services().ping()
+        ready = services().ready()
     except Exception:  # any failure to reach Redis means "not ready", never a 500
-        raise ApiProblem(
-            503, "unavailable", "Service unavailable", "Redis is not reachable"
-        ) from None
+        ready = False
+    if not ready:
+        raise ApiProblem(503, "unavailable", "Service unavailable", "Redis is not reachable")
     return json_response({"status": "ready"})
 
 

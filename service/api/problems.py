@@ -13,6 +13,7 @@ from typing import Any
 import redis
 from flask import Flask, Response, json, request
 from marshmallow import ValidationError
+from redis.exceptions import RedisClusterException
 from werkzeug.exceptions import HTTPException
 
 from domain.common.errors import FormatError, GameOver, NotAwaited, RulesError
@@ -27,6 +28,7 @@ from service.errors import (
     UndoNotFound,
     VersionNotFound,
 )
+from service.store.redis_streams import is_unavailable
 
 PROBLEM_MEDIA_TYPE = "application/problem+json"
 # The title of each problem type of a refused undo request or answer (``UndoConflict``).
@@ -229,6 +231,13 @@ def install(app: Flask) -> None:
         return problem_response(
             ApiProblem(503, "unavailable", "Service unavailable", "the event store is unreachable")
         )
+
+    @app.errorhandler(RedisClusterException)
+    def _cluster_down(exc: RedisClusterException) -> Response:
+        # Not a RedisError: the cluster client could not build a slot map (no node answers).
+        if is_unavailable(exc):
+            return _down(exc)
+        return _bug(exc)
 
     @app.errorhandler(Exception)
     def _bug(exc: Exception) -> Response:

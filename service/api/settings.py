@@ -14,7 +14,7 @@
 | ``TIGRIS_CORS_ORIGINS`` | unset    | comma-separated origins allowed by CORS (unset: none)    |
 
 Blocking stream reads use their own Redis pool of ``TIGRIS_STREAMS_MAX`` connections whose
-socket timeout is the heartbeat plus a margin (``service.store.redis_streams``).
+socket timeout is the heartbeat plus a margin (``service.store.connect``).
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from typing import Any
 
 MIN_ADMIN_TOKEN_LENGTH = 16
 # A stream's blocking read lasts up to one heartbeat; the Redis client for it is built
-# with a socket timeout above this (service.store.redis_streams.blocking_client).
+# with a socket timeout above this (service.store.connect.blocking_client).
 MAX_HEARTBEAT_S = 300.0
 _ORIGIN = re.compile(r"^https?://[A-Za-z0-9.\[\]:-]+$")
 

@@ -1,1 +1,2 @@
-"""Event store port and its adapters (Redis Streams, in-memory)."""
+"""Event store port and its adapters (Redis Streams on one server or a Redis Cluster,
+in-memory)."""

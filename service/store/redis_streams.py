@@ -12,10 +12,17 @@ and the append script may touch them together:
                       (``<h>`` hashes the client's key), expires after the TTL
 - ``P:{g}:snap``      sorted set of snapshots, score = version
 
-The one key that is not per game is ``P:games``, the game index (a sorted set
-ordered by creation time for ``list_games``). It is written after the game's
-first append, outside the script (a cluster script may not span slots); it is
-a derived index that ``rebuild_index`` recreates from the info hashes.
+Keys that are not per game, each touched by single-key commands only (so each may sit
+on a slot of its own in a cluster):
+
+- ``P:games``, ``P:games:kind:<k>``, ``P:games:status:<s>``,
+  ``P:games:kind:<k>:status:<s>``: the listing indexes (sorted sets, see
+  ``RedisKeys.filtered_index``), written *before* the game's first append; derived
+  data that ``rebuild_index`` recreates from the info hashes
+- ``P:create-idem:<h>``: the record of one idempotent game creation (expires)
+
+On a Redis Cluster the same layout is used through redis-py's cluster client
+(``service.store.redis_cluster`` adds what differs).
 
 An entry holds the envelope in four fields: ``type``, ``schema`` (schema
 version), ``data`` and ``meta`` (JSON). The recorded time is in ``meta``.
@@ -30,6 +37,8 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 import redis
+import redis.exceptions as redis_errors
+from redis.cluster import RedisCluster
 
 from service.errors import ConcurrencyError, IdempotencyConflict, StoreUnavailable
 from service.store.port import (
@@ -116,17 +125,44 @@ def _loads(text: str) -> Any:
     return _decoder.decode(text)
 
 
+# Errors that mean "Redis cannot serve this now", not "this request is wrong". The
+# cluster ones: a slot whose master failed and is not yet replaced (CLUSTERDOWN), a slot
+# being migrated (TRYAGAIN), no slot map (SlotNotCovered), no node reachable to build one.
+_UNAVAILABLE: tuple[type[Exception], ...] = (
+    redis.ConnectionError,
+    redis.TimeoutError,
+    redis_errors.ClusterDownError,
+    redis_errors.TryAgainError,
+    redis_errors.SlotNotCoveredError,
+)
+# Cluster client errors that are a programming error rather than an unavailable cluster.
+_CLUSTER_USAGE_ERRORS = (redis_errors.CrossSlotTransactionError, redis_errors.InvalidPipelineStack)
+
+
+def is_unavailable(exc: BaseException) -> bool:
+    """Whether ``exc`` (from redis-py) means the store cannot be reached or is not ready.
+
+    redis-py's cluster client raises ``RedisClusterException`` (not a ``RedisError``)
+    when it cannot rebuild its slot map, e.g. while no node answers; every such error
+    but the two that flag a misuse (a cross-slot transaction, a bad pipeline) counts."""
+    if isinstance(exc, _UNAVAILABLE):
+        return True
+    if isinstance(exc, redis.ResponseError):
+        return str(exc).startswith(("LOADING", "MASTERDOWN", "TRYAGAIN", "CLUSTERDOWN"))
+    return isinstance(exc, redis_errors.RedisClusterException) and not isinstance(
+        exc, _CLUSTER_USAGE_ERRORS
+    )
+
+
 @contextlib.contextmanager
 def _guard() -> Iterator[None]:
     """Connection trouble becomes StoreUnavailable (the outcome of a write in flight
     is then unknown: the caller retries with the same idempotency key)."""
     try:
         yield
-    except (redis.ConnectionError, redis.TimeoutError) as exc:
-        raise StoreUnavailable(f"Redis unavailable: {exc}") from exc
-    except redis.ResponseError as exc:
-        if str(exc).startswith(("LOADING", "MASTERDOWN", "TRYAGAIN", "CLUSTERDOWN")):
-            raise StoreUnavailable(f"Redis not ready: {exc}") from exc
+    except (redis.RedisError, redis_errors.RedisClusterException) as exc:
+        if is_unavailable(exc):
+            raise StoreUnavailable(f"Redis unavailable: {exc}") from exc
         raise
 
 
@@ -136,7 +172,7 @@ def _cache_guard() -> Iterator[None]:
     which the application service takes for a cache miss."""
     try:
         yield
-    except redis.RedisError as exc:
+    except (redis.RedisError, redis_errors.RedisClusterException) as exc:
         raise StoreUnavailable(f"snapshot cache unavailable: {exc}") from exc
 
 
@@ -198,23 +234,10 @@ def _parse_entry(game_id: str, entry_id: Any, fields: Mapping[Any, Any]) -> Reco
 
 
 # The longest single XREAD BLOCK ``wait`` performs; longer waits return empty (callers
-# loop). ``blocking_client`` builds a client whose socket timeout is above it.
+# loop). ``service.store.connect`` builds the blocking client with a socket timeout above it.
 MAX_WAIT_S = 60.0
 # Socket timeout of the blocking client beyond the block time: room for a busy server.
 BLOCK_MARGIN_S = 10.0
-
-
-def blocking_client(url: str, *, max_wait_s: float = MAX_WAIT_S, **kwargs: Any) -> redis.Redis:
-    """A client for blocking reads of at most ``max_wait_s``: its socket timeout is the
-    block time plus a margin, set here explicitly rather than left to the library's
-    default (redis-py 8's 5 s default would cut every longer block)."""
-    return redis.Redis.from_url(
-        url,
-        decode_responses=True,
-        socket_timeout=max_wait_s + BLOCK_MARGIN_S,
-        socket_connect_timeout=5.0,
-        **kwargs,
-    )
 
 
 class RedisEventStore(EventStore):
@@ -222,16 +245,16 @@ class RedisEventStore(EventStore):
 
     def __init__(
         self,
-        client: redis.Redis,
+        client: redis.Redis | RedisCluster,
         *,
         prefix: str = "tigris",
-        blocking_client: redis.Redis | None = None,
+        blocking_client: redis.Redis | RedisCluster | None = None,
         max_wait_s: float = MAX_WAIT_S,
     ) -> None:
         # redis-py types replies as unions over both decode modes; _s() normalises
         # them here, so the client is used untyped inside the adapter.
         self.client: Any = client
-        # ``wait`` blocks in XREAD BLOCK: on its own client (see ``blocking_client``), so
+        # ``wait`` blocks in XREAD BLOCK: on its own client (``connect.blocking_client``), so
         # that its socket timeout exceeds the longest block whatever the client library's
         # default timeout is, and its connections never compete with commands for a pool.
         self.blocking_client: Any = client if blocking_client is None else blocking_client
@@ -332,16 +355,17 @@ class RedisEventStore(EventStore):
         block = int(min(timeout_s, self.max_wait_s) * 1000)
         with _guard():
             # BLOCK 0 would mean "forever": a zero timeout is a plain non-blocking read.
-            answer = self.blocking_client.xread(
-                {self.keys.events(game_id): f"{after_version}-0"},
-                block=block if block > 0 else None,
-                count=limit,
+            answer = self._xread(
+                self.keys.events(game_id), f"{after_version}-0", block if block > 0 else None, limit
             )
         if not answer:
             return []
         # RESP2 answers [[key, entries]], RESP3 {key: entries}.
         entries = next(iter(answer.values())) if isinstance(answer, dict) else answer[0][1]
         return [_parse_entry(game_id, entry_id, fields) for entry_id, fields in entries]
+
+    def _xread(self, key: str, after_id: str, block_ms: int | None, count: int | None) -> Any:
+        return self.blocking_client.xread({key: after_id}, block=block_ms, count=count)
 
     def info(self, game_id: str) -> GameRecord | None:
         return self.infos([game_id])[0]
@@ -442,7 +466,11 @@ class RedisSnapshotStore(SnapshotStore):
     """Snapshots in a sorted set per game (score = version), under the game's hash tag."""
 
     def __init__(
-        self, client: redis.Redis, *, prefix: str = "tigris", keep: int | None = None
+        self,
+        client: redis.Redis | RedisCluster,
+        *,
+        prefix: str = "tigris",
+        keep: int | None = None,
     ) -> None:
         self.client: Any = client  # untyped for the same reason as in RedisEventStore
         self.keys = RedisKeys(prefix)

@@ -15,13 +15,14 @@ from __future__ import annotations
 from typing import Any
 
 import redis
+from redis.cluster import RedisCluster
 
 from service.store.port import TokenStore, check_game_id
 from service.store.redis_streams import RedisKeys, _guard
 
 
 class RedisTokenStore(TokenStore):
-    def __init__(self, client: redis.Redis, *, prefix: str = "tigris") -> None:
+    def __init__(self, client: redis.Redis | RedisCluster, *, prefix: str = "tigris") -> None:
         # Replies are typed as unions over both decode modes; see ``_text``.
         self.client: Any = client
         self.keys = RedisKeys(prefix)

@@ -10,7 +10,7 @@ import subprocess
 import sys
 import time
 import uuid
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -198,24 +198,20 @@ class LiveServer:
     log: Path
 
 
-def _free_port() -> int:
+def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port: int = sock.getsockname()[1]
         return port
 
 
-@contextmanager
-def start_live_server(
-    redis_url: str, log_dir: Path, extra_env: Mapping[str, str] | None = None
-) -> Iterator[LiveServer]:
-    """The real service (``python -m service``: gunicorn, gevent workers) on a free
-    loopback port, with the service's default settings unless ``extra_env`` says otherwise."""
-    port = _free_port()
-    log = log_dir / "server.log"
+def service_env(
+    redis_url: str | None, port: int, extra_env: Mapping[str, str] | None = None
+) -> dict[str, str]:
+    """The environment of ``python -m service`` on ``port``: on ``redis_url``, or with
+    ``None`` on its embedded Redis (``TIGRIS_REDIS_DIR`` then belongs in ``extra_env``)."""
     env = {
         **os.environ,
-        "REDIS_URL": redis_url,
         "TIGRIS_KEY_PREFIX": f"live-{uuid.uuid4().hex[:10]}",
         "TIGRIS_ADMIN_TOKEN": ADMIN_TOKEN,
         "TIGRIS_HOST": "127.0.0.1",
@@ -223,31 +219,73 @@ def start_live_server(
         "TIGRIS_WORKERS": "2",
         **(extra_env or {}),
     }
-    with log.open("wb") as out:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "service"], env=env, stdout=out, stderr=subprocess.STDOUT
+    env.pop("REDIS_URL", None)
+    if redis_url is not None:
+        env["REDIS_URL"] = redis_url
+    return env
+
+
+def launch_service(
+    env: Mapping[str, str],
+    log: Path,
+    *,
+    args: Sequence[str] = (),
+    new_session: bool = False,
+) -> subprocess.Popen[bytes]:
+    """``python -m service [args]`` in the background, its output appended to ``log``;
+    ``new_session``: in a process group of its own (to kill it with its children)."""
+    with log.open("ab") as out:
+        return subprocess.Popen(
+            [sys.executable, "-m", "service", *args],
+            env=dict(env),
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=new_session,
         )
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 30
+
+
+def wait_ready(
+    url: str, process: subprocess.Popen[bytes], log: Path, timeout_s: float = 30
+) -> None:
+    """Until ``/readyz`` answers 200; a process that exits or takes too long is an error."""
+    deadline = time.monotonic() + timeout_s
     while True:
         try:
             if requests.get(f"{url}/readyz", timeout=1).status_code == 200:
-                break
-        except requests.ConnectionError:
+                return
+        except requests.RequestException:  # not listening yet, or its workers still booting
             pass
         if process.poll() is not None or time.monotonic() > deadline:
             process.kill()
             raise RuntimeError(f"the service did not start:\n{log.read_text()[-2000:]}")
         time.sleep(0.2)
+
+
+def stop_service(process: subprocess.Popen[bytes]) -> None:
+    process.send_signal(signal.SIGTERM)
+    try:
+        process.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+
+
+@contextmanager
+def start_live_server(
+    redis_url: str | None, log_dir: Path, extra_env: Mapping[str, str] | None = None
+) -> Iterator[LiveServer]:
+    """The real service (``python -m service``: gunicorn, gevent workers) on a free
+    loopback port, with the service's default settings unless ``extra_env`` says otherwise;
+    ``redis_url`` None: on its embedded Redis."""
+    port = free_port()
+    log = log_dir / "server.log"
+    process = launch_service(service_env(redis_url, port, extra_env), log)
+    url = f"http://127.0.0.1:{port}"
+    wait_ready(url, process, log)
     try:
         yield LiveServer(url, process, log)
     finally:
-        process.send_signal(signal.SIGTERM)
-        try:
-            process.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+        stop_service(process)
 
 
 @pytest.fixture(scope="module")

@@ -3,6 +3,7 @@ document, never a stack trace."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -11,6 +12,7 @@ from flask import Flask
 from flask.testing import FlaskClient
 
 from service.api import create_app
+from service.embedded_redis import EmbeddedRedis
 from tests.service.api.conftest import ADMIN_TOKEN, problem
 from tests.service.api.contract import SPEC_PATH, ContractClient
 
@@ -20,9 +22,18 @@ def test_health_and_readiness(client: FlaskClient) -> None:
     assert client.get("/readyz").get_json() == {"status": "ready"}
 
 
-def test_without_redis_the_service_is_unready_and_answers_503() -> None:
-    app = create_app({"REDIS_URL": "redis://127.0.0.1:1/0"})
-    client = app.test_client()
+@pytest.fixture(scope="module")
+def app_without_redis(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Flask]:
+    """An app whose Redis went away after it started (one that is missing at start is
+    refused by ``create_app``, see ``tests/service/test_misconfiguration.py``)."""
+    with EmbeddedRedis(tmp_path_factory.mktemp("gone")) as server:
+        app = create_app({"REDIS_URL": server.url, "TIGRIS_ADMIN_TOKEN": ADMIN_TOKEN})
+    yield app
+
+
+def test_without_redis_the_service_is_unready_and_answers_503(app_without_redis: Flask) -> None:
+    app_without_redis.test_client_class = FlaskClient
+    client = app_without_redis.test_client()
 
     assert client.get("/healthz").status_code == 200
     assert problem(client.get("/readyz"), 503)["type"] == "/problems/unavailable"
@@ -66,9 +77,9 @@ BODIES: dict[str, dict[str, Any]] = {
 
 @pytest.mark.parametrize(("operation_id", "method", "path"), _store_operations())
 def test_every_operation_on_the_store_documents_its_503(
-    operation_id: str, method: str, path: str
+    app_without_redis: Flask, operation_id: str, method: str, path: str
 ) -> None:
-    app = create_app({"REDIS_URL": "redis://127.0.0.1:1/0", "TIGRIS_ADMIN_TOKEN": ADMIN_TOKEN})
+    app = app_without_redis
     app.test_client_class = ContractClient  # the 503 must be documented for this operation
     url = path.format(game_id="a" * 32, version=1, request_id="b" * 32)
     # Within a game, looking up a seat's token needs Redis already; outside, the admin's

