@@ -147,6 +147,7 @@ def test_the_admin_token_is_read_from_an_uncommitted_env_file() -> None:
         assert "TIGRIS_ADMIN_TOKEN" not in environment(name)
     assert "TIGRIS_ADMIN_TOKEN" not in yaml.safe_dump(compose())  # comments aside
     assert service("api")["env_file"] == ["tigris.env"]
+    assert "env_file" not in service("worker")  # the workers need no admin rights
     # The file is git-ignored; its example declares the token without a usable value.
     assert "tigris.env" in (DEPLOY / ".gitignore").read_text(encoding="utf-8").split()
     example = env_file_values(DEPLOY / "tigris.env.example")
@@ -178,6 +179,12 @@ def test_the_balancer_sends_traffic_to_ready_replicas_and_never_resends_a_comman
     # A retry after the request was sent could apply a command twice.
     retry: list[Any] = [line.split()[1:] for line in backend if line.startswith("retry-on")]
     assert retry == [["conn-failure"]]
+
+
+def test_the_balancer_may_open_the_connections_it_accepts() -> None:
+    (maxconn,) = [int(line.split()[1]) for line in haproxy_section("global") if "maxconn" in line]
+    # HAProxy refuses to start when it cannot have two descriptors per connection.
+    assert service("lb")["ulimits"]["nofile"] > 2 * maxconn
 
 
 def test_idle_event_streams_outlive_the_balancer_timeouts() -> None:
