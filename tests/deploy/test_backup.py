@@ -26,7 +26,7 @@ def cli(socket: Path, *args: str) -> str:
     ).stdout
 
 
-def everything(service: GameService) -> tuple[object, dict[str, list[object]]]:
+def everything(service: GameService) -> tuple[object, object]:
     games = listings(service)
     events = {
         info.game_id: [(e.version, e.type, e.data) for e in service.store.read(info.game_id)]
