@@ -113,7 +113,7 @@ def dockerfile_stages() -> list[Stage]:
         if name == "FROM":
             if current is not None:
                 stages.append(Stage(base, alias, tuple(current)))
-            words = value.split()
+            words = [w for w in value.split() if not w.startswith("--")]  # --platform=…
             base = words[0]
             alias = words[2] if len(words) == 3 and words[1].upper() == "AS" else None
             current = []

