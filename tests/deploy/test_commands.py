@@ -171,7 +171,7 @@ def api_role(redis_url: str, log: Path) -> Iterator[dict[str, str]]:
             try:
                 if requests.get(url, timeout=1).status_code == 200:
                     break
-            except requests.ConnectionError:
+            except (requests.ConnectionError, requests.Timeout):  # still booting
                 pass
             assert process.poll() is None, log.read_text()
             assert time.monotonic() < deadline, log.read_text()

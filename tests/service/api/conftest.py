@@ -233,7 +233,7 @@ def start_live_server(
         try:
             if requests.get(f"{url}/readyz", timeout=1).status_code == 200:
                 break
-        except requests.ConnectionError:
+        except (requests.ConnectionError, requests.Timeout):  # workers still booting
             pass
         if process.poll() is not None or time.monotonic() > deadline:
             process.kill()
