@@ -1,11 +1,15 @@
-"""``python -m service``: the real service in the foreground.
+"""``python -m service [api|worker|rebuild-index]``: the service's processes in the foreground.
 
-Gunicorn (gevent workers, see ``service.api.server``) on 127.0.0.1:8000 by default, on the
-Redis named by ``REDIS_URL``; without one, on the embedded Redis of ``service.embedded_redis``
-(data in ``TIGRIS_REDIS_DIR``, default ./var/redis), which is supervised (restarted on its
-data if it dies) and stopped again on exit. A ``REDIS_URL`` that does not answer or is of
-the wrong kind (a cluster named as a single server or the reverse) stops the start with a
-one-line message and exit status 2.
+- ``api`` (the default with no subcommand): gunicorn (gevent workers, see
+  ``service.api.server``) on 127.0.0.1:8000 by default, on the Redis named by ``REDIS_URL``;
+  without one, on the embedded Redis of ``service.embedded_redis`` (data in
+  ``TIGRIS_REDIS_DIR``, default ./var/redis), which is supervised (restarted on its data if
+  it dies) and stopped again on exit. A ``REDIS_URL`` that does not answer or is of the
+  wrong kind (a cluster named as a single server or the reverse) stops the start with a
+  one-line message and exit status 2.
+- ``worker``: RQ workers for the service's background jobs.
+- ``rebuild-index``: recreate the game listing indexes from the games' info hashes
+  (``RedisEventStore.rebuild_index``), on the same Redis the API would use.
 """
 
 from __future__ import annotations
@@ -19,27 +23,78 @@ from service.api.server import GunicornServer, gunicorn_options
 from service.api.worker import raise_open_files_limit
 from service.config import SettingsError, StoreSettings
 from service.embedded_redis import EmbeddedRedis, RedisSupervisor
-from service.store.connect import check_store
+from service.store.connect import check_store, connect
+
+# Exit status of a command this build cannot run (argparse uses 2 for usage errors too).
+NOT_AVAILABLE = 2
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m service", description=__doc__)
-    parser.add_argument("--host", help="listen address (default 127.0.0.1, env TIGRIS_HOST)")
-    parser.add_argument("--port", type=int, help="listen port (default 8000, env TIGRIS_PORT)")
-    parser.add_argument("--workers", type=int, help="gunicorn workers (env TIGRIS_WORKERS)")
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m service",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    _api_options(parser)
+    commands = parser.add_subparsers(dest="command", metavar="{api,worker,rebuild-index}")
+    _api_options(commands.add_parser("api", help="serve the HTTP API (default)"))
+    commands.add_parser("worker", help="run RQ workers")
+    commands.add_parser("rebuild-index", help="recreate the game listing indexes")
+    return parser
+
+
+def _api_options(parser: argparse.ArgumentParser) -> None:
+    """The API's options, on the main parser (no subcommand) and on ``api``. Unset options
+    stay absent (SUPPRESS), so ``--port 9 api`` is not reset by the subparser's defaults."""
+    default = argparse.SUPPRESS
+    parser.add_argument(
+        "--host", default=default, help="listen address (default 127.0.0.1, env TIGRIS_HOST)"
+    )
+    parser.add_argument(
+        "--port", type=int, default=default, help="listen port (default 8000, env TIGRIS_PORT)"
+    )
+    parser.add_argument(
+        "--workers", type=int, default=default, help="gunicorn workers (env TIGRIS_WORKERS)"
+    )
     parser.add_argument(
         "--connections",
         type=int,
+        default=default,
         help="open connections per worker (env TIGRIS_WORKER_CONNECTIONS)",
     )
-    args = parser.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    if args.command == "worker":
+        print("RQ workers are not available in this build", file=sys.stderr)
+        return NOT_AVAILABLE
+    if args.command == "rebuild-index":
+        return rebuild_index()
+    return serve_api(args)
+
+
+def rebuild_index() -> int:
+    """Rebuild the listing indexes; with no ``REDIS_URL``, on the embedded Redis (attached to
+    if the service is running on that data directory, else started and stopped again)."""
+    connection = connect()
+    try:
+        count = connection.events.rebuild_index()
+    finally:
+        connection.close()
+    print(f"indexed {count} games", flush=True)
+    return 0
+
+
+def serve_api(args: argparse.Namespace) -> int:
     env = dict(os.environ)
-    for name, value in (
-        ("TIGRIS_HOST", args.host),
-        ("TIGRIS_PORT", args.port),
-        ("TIGRIS_WORKERS", args.workers),
-        ("TIGRIS_WORKER_CONNECTIONS", args.connections),
+    for name, option in (
+        ("TIGRIS_HOST", "host"),
+        ("TIGRIS_PORT", "port"),
+        ("TIGRIS_WORKERS", "workers"),
+        ("TIGRIS_WORKER_CONNECTIONS", "connections"),
     ):
+        value = getattr(args, option, None)
         if value is not None:
             env[name] = str(value)
 
