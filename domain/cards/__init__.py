@@ -4,41 +4,43 @@
 Rules digest ids (``C-...``) name every refusal.
 """
 
-from domain.cards.decider import decide, legal_commands
-from domain.cards.evolver import evolve, fold
-from domain.cards.messages import (
+from domain.cards.commands import (
     COMMANDS,
-    EVENTS,
     BuildShip,
+    ChooseWar,
+    Command,
+    CommitCards,
+    Decline,
+    Pass,
+    PlaceLeader,
+    PlayCard,
+    PlayCatastrophe,
+    SwapTreasure,
+    TakePoint,
+    WithdrawLeader,
+)
+from domain.cards.decider import decide, legal_commands
+from domain.cards.events import (
+    EVENTS,
     CardPlayed,
     CardsCommitted,
     CardsDrawn,
     CatastrophePlayed,
-    ChooseWar,
-    Command,
-    CommitCards,
     ConflictResolved,
-    Decline,
     Declined,
     Event,
     GameEnded,
     GameStarted,
     LeaderPlaced,
     LeaderWithdrawn,
-    Pass,
     Passed,
-    PlaceLeader,
-    PlayCard,
-    PlayCatastrophe,
     PointScored,
     ShipBuilt,
-    SwapTreasure,
-    TakePoint,
     TreasureSwapped,
     TurnBegan,
     WarChosen,
-    WithdrawLeader,
 )
+from domain.cards.evolver import evolve, fold
 from domain.cards.model import Card, Options, State
 from domain.cards.notation import display_text, parse_display, position
 from domain.cards.position_format import dump_position, load_position

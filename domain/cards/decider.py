@@ -10,37 +10,39 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from domain.cards import display
-from domain.cards.evolver import evolve
-from domain.cards.messages import (
+from domain.cards.commands import (
     BuildShip,
+    ChooseWar,
+    Command,
+    CommitCards,
+    Decline,
+    Pass,
+    PlaceLeader,
+    PlayCard,
+    PlayCatastrophe,
+    SwapTreasure,
+    TakePoint,
+    WithdrawLeader,
+)
+from domain.cards.events import (
     CardPlayed,
     CardsCommitted,
     CardsDrawn,
     CatastrophePlayed,
-    ChooseWar,
-    Command,
-    CommitCards,
     ConflictResolved,
-    Decline,
     Declined,
     Event,
     GameEnded,
     LeaderPlaced,
     LeaderWithdrawn,
-    Pass,
     Passed,
-    PlaceLeader,
-    PlayCard,
-    PlayCatastrophe,
     PointScored,
     ShipBuilt,
-    SwapTreasure,
-    TakePoint,
     TreasureSwapped,
     TurnBegan,
     WarChosen,
-    WithdrawLeader,
 )
+from domain.cards.evolver import evolve
 from domain.cards.model import (
     BRIDGE_BASE,
     BRIDGES,

@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from domain.cards import display
-from domain.cards.messages import (
+from domain.cards.events import (
     CardPlayed,
     CardsCommitted,
     CardsDrawn,

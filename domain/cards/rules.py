@@ -9,7 +9,8 @@ from domain.cards import decider as _decide
 from domain.cards import evolver as _evolve
 from domain.cards import position_format as _position
 from domain.cards import views as _views
-from domain.cards.messages import COMMANDS, EVENTS, CardsDrawn, Command, Event, GameStarted
+from domain.cards.commands import COMMANDS, Command
+from domain.cards.events import EVENTS, CardsDrawn, Event, GameStarted
 from domain.cards.model import COLOUR_OF, HAND_SIZE, Options, State
 from domain.cards.setup import deal
 from domain.common.codec import JSON, TypeRegistry

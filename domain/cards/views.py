@@ -6,7 +6,7 @@ from typing import Any
 
 from domain.cards import display
 from domain.cards.decider import DECISION_NAMES, awaited_seat, current_decision, strengths
-from domain.cards.messages import EVENTS, CardPlayed, CardsDrawn, Event, GameStarted
+from domain.cards.events import EVENTS, CardPlayed, CardsDrawn, Event, GameStarted
 from domain.cards.model import (
     COLOUR_OF,
     INDEX,

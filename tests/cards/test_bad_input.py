@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from domain.cards import RULES, dump_position, load_position, position
-from domain.cards.messages import PlayCard
+from domain.cards.commands import PlayCard
 from domain.common.colours import Colour
 from domain.common.errors import FormatError
 
