@@ -19,7 +19,7 @@ from domain.cards.commands import (
     TakePoint,
     WithdrawLeader,
 )
-from domain.cards.decider import decide, legal_commands
+from domain.cards.decide import decide
 from domain.cards.events import (
     EVENTS,
     CardPlayed,
@@ -39,13 +39,17 @@ from domain.cards.events import (
     TreasureSwapped,
     TurnBegan,
     WarChosen,
+    is_draw,
 )
-from domain.cards.evolver import evolve, fold
+from domain.cards.evolve import evolve, fold
+from domain.cards.flow import awaited, is_over, turn
+from domain.cards.legal import legal_commands
 from domain.cards.model import Card, Options, State
-from domain.cards.notation import display_text, parse_display, position
-from domain.cards.position_format import dump_position, load_position
-from domain.cards.rules import RULES, CardRules, is_draw, is_over, normalize_options, start, turn
-from domain.cards.views import awaited, event_view, pending, result, view
+from domain.cards.notation import build, display_text, parse_display
+from domain.cards.position import dump_position, load_position
+from domain.cards.rules import RULES, CardRules
+from domain.cards.setup import normalize_options, start
+from domain.cards.views import event_view, pending, result, view
 
 __all__ = [
     "COMMANDS",
@@ -85,6 +89,7 @@ __all__ = [
     "WarChosen",
     "WithdrawLeader",
     "awaited",
+    "build",
     "decide",
     "display_text",
     "dump_position",
@@ -98,7 +103,6 @@ __all__ = [
     "normalize_options",
     "parse_display",
     "pending",
-    "position",
     "result",
     "start",
     "turn",

@@ -26,7 +26,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from domain.cards.model import DECK, TREASURES, State
-from domain.cards.position_format import FORMAT, VERSION, load_position
+from domain.cards.position import FORMAT, VERSION, load_position
 from domain.common.colours import COLOURS
 
 _NAMES = [str(c.value) for c in COLOURS]

@@ -171,3 +171,8 @@ Event = (
     | TurnBegan
     | GameEnded
 )
+
+
+def is_draw(event: Event) -> bool:
+    """A draw from the pile: it reveals hidden cards (``GameRules.is_draw``)."""
+    return isinstance(event, CardsDrawn)

@@ -149,7 +149,7 @@ def parse_hand(text: str) -> tuple[int, ...]:
     return tuple(sum(1 for c in cards if c.value == colour.value) for colour in COLOURS)
 
 
-def position(
+def build(
     display: str = "",
     *,
     seats: int = 2,
@@ -163,7 +163,7 @@ def position(
     ships: tuple[Card, ...] | None = None,
     turn: int = 1,
 ) -> State:
-    """A position for tests: ``position("c0: T r:0g", hands={0: "gg"})``.
+    """A position for tests: ``build("c0: T r:0g", hands={0: "gg"})``.
 
     Hands default to empty; ships not in the display are available; the pile
     defaults to every card not placed elsewhere, in a fixed order (black, red,
