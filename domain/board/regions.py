@@ -136,3 +136,15 @@ def kingdom_counts(state: State) -> list[int]:
         memo["kcount"] = found
     assert isinstance(found, list)
     return found
+
+
+def lifted_regions(state: State, leader_sq: int) -> Regions:
+    """Regions of the board with the leader at ``leader_sq`` lifted (B-LEADER-4), memoised."""
+    memo = state.memo()
+    key = f"lift{leader_sq}"
+    found = memo.get(key)
+    if found is None:
+        found = Regions.lifted(regions(state), state.board, leader_sq)
+        memo[key] = found
+    assert isinstance(found, Regions)
+    return found

@@ -18,6 +18,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import replace
 
+from domain.cards.events import GameStarted
 from domain.cards.model import (
     BRIDGES,
     COLUMNS,
@@ -169,7 +170,7 @@ def build(
     defaults to every card not placed elsewhere, in a fixed order (black, red,
     blue, green repeated)."""
     names = tuple(f"player{i + 1}" for i in range(seats))
-    base = initial_state(names, options or Options(), 0, active)
+    base = initial_state(GameStarted(names, options or Options(), 0, active))
     columns, bridges, face_down, leaders = parse_display(display, seats)
     hand_counts = tuple(parse_hand((hands or {}).get(s, "")) for s in range(seats))
     vp_cards = tuple(parse_cards((vp or {}).get(s, ""), "vp") for s in range(seats))

@@ -74,12 +74,13 @@ def deal(seed: int, seat_count: int) -> tuple[tuple[Card, ...], tuple[Card, ...]
     return tuple(deck), tuple(set_aside), rng.randrange(seat_count)
 
 
-def initial_state(seats: tuple[str, ...], options: Options, seed: int, start_player: int) -> State:
-    """The position right after GameStarted: treasures laid out, hands still empty."""
-    pile, set_aside, _ = deal(seed, len(seats))
+def initial_state(started: GameStarted) -> State:
+    """The position right after ``GameStarted``: treasures laid out, hands still empty."""
+    seats = tuple(started.seats)
+    pile, set_aside, _ = deal(started.seed, len(seats))
     n = len(seats)
     return State(
-        setup=Setup(seats, options, seed, start_player, pile, set_aside),
+        setup=Setup(seats, started.options, started.seed, started.start_player, pile, set_aside),
         drawn=0,
         columns=((Card.TREASURE,),) * COLUMNS,
         bridges=(None,) * BRIDGES,
@@ -92,7 +93,7 @@ def initial_state(seats: tuple[str, ...], options: Options, seed: int, start_pla
         catastrophes=(True,) * n,
         ships=SHIPS,
         turn=1,
-        active=start_player,
+        active=started.start_player,
         actions_left=2,
         agenda=(),
         conflict=None,
