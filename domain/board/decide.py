@@ -41,7 +41,16 @@ from domain.board.events import (
 )
 from domain.board.evolve import evolve_ahead
 from domain.board.flow import DECISION_RULES, awaited_seat
-from domain.board.geometry import BORDER_TREASURES, NEIGHBOURS, RIVER, coords, on_board, square
+from domain.board.geometry import (
+    BORDER_TREASURES,
+    COLS,
+    NEIGHBOURS,
+    RIVER,
+    ROWS,
+    coords,
+    on_board,
+    square,
+)
 from domain.board.model import (
     ACTION,
     BLUE,
@@ -92,7 +101,7 @@ def to_square(at: object, field: str = "at") -> int:
     if not isinstance(at, tuple | list) or len(at) != 2 or not all(is_int(v) for v in at):
         raise FormatError(f"expected [row, col], got {at!r}", field)
     if not on_board(at[0], at[1]):
-        raise FormatError(f"{list(at)} is off the 11x16 board", field)
+        raise FormatError(f"{list(at)} is off the {ROWS}x{COLS} board", field)
     return square(at[0], at[1])
 
 

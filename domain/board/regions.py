@@ -70,11 +70,11 @@ class Regions:
 
     __slots__ = ("label", "leaders", "members")
 
-    def __init__(self, board: tuple[int, ...] | list[int], cut: int = -1) -> None:
+    def __init__(self, board: tuple[int, ...] | list[int]) -> None:
         label = [-1] * SQUARES
         members: list[list[int]] = []
         leaders: list[list[int]] = []
-        fill(board, range(SQUARES), label, members, leaders, cut=cut)
+        fill(board, range(SQUARES), label, members, leaders)
         self.label = label
         self.members = members
         self.leaders = leaders

@@ -1,4 +1,5 @@
-"""The display: kingdoms, leaders on cards, removing cards with gaps closing upward.
+"""The display: kingdoms, leaders on cards, where a card may be played, the strengths
+of a conflict, removing cards with gaps closing upward.
 
 A column (treasure* and the cards below it) is always one connected piece
 (C-KINGDOM-1), so a kingdom is a run of neighbouring columns linked by bridge
@@ -11,7 +12,6 @@ from __future__ import annotations
 from functools import lru_cache
 
 from domain.cards.model import (
-    BRIDGE_BASE,
     BRIDGES,
     CARD_OF,
     COLUMNS,
@@ -221,7 +221,3 @@ def remove_cards(
                 new_leaders[i] = spot - sum(1 for d in depths if d < depth)
     new_columns = (*columns[:column], new_column, *columns[column + 1 :])
     return new_columns, tuple(new_leaders)
-
-
-def is_bridge(spot: int) -> bool:
-    return spot >= BRIDGE_BASE
