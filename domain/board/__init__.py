@@ -1,7 +1,9 @@
-"""Tigris & Euphrates, the board game: a pure decider (``decide``/``evolve``/``fold``).
+"""Tigris & Euphrates, the board game, as a pure decider (``decide``/``evolve``/``fold``).
 
-``RULES`` satisfies :class:`domain.common.protocol.GameRules`; the module-level
-functions, the state, commands and events are exported for direct use.
+``RULES`` satisfies :class:`domain.common.protocol.GameRules` (kind ``"board"``); the
+module-level functions, the state, commands and events are exported for direct use.
+Rules digest ids (``B-...``) name every refusal. The modules have the same names and
+roles as the card game's (``domain.cards``).
 """
 
 from domain.board.commands import (

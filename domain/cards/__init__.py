@@ -1,7 +1,9 @@
-"""Euphrat & Tigris: Wettstreit der Könige — the card game as a pure decider.
+"""Euphrat & Tigris: Wettstreit der Könige, the card game, as a pure decider.
 
-``RULES`` satisfies ``domain.common.protocol.GameRules`` (kind ``"cards"``).
-Rules digest ids (``C-...``) name every refusal.
+``RULES`` satisfies :class:`domain.common.protocol.GameRules` (kind ``"cards"``); the
+module-level functions, the state, commands and events are exported for direct use.
+Rules digest ids (``C-...``) name every refusal. The modules have the same names and
+roles as the board game's (``domain.board``).
 """
 
 from domain.cards.commands import (
