@@ -76,9 +76,6 @@ from domain.common.exact import is_int
 ACTIONS = (PlaceLeader, WithdrawLeader, PlayCard, PlayCatastrophe, Pass)
 
 
-# --- decide -------------------------------------------------------------------------
-
-
 def decide(state: State, command: Command) -> list[Event]:
     """The events of a command, automatic follow-ups included; raise if illegal."""
     if state.over is not None:
