@@ -134,8 +134,9 @@ class State:
     def memo(self) -> dict[str, Any]:
         """Per-state memo for derived data, outside equality; states are immutable.
 
-        It holds the region labelling (``regions``), and the state after an event
-        that ``decide`` computed ahead (``evolve.evolve_ahead``)."""
+        It holds what ``regions`` derives from the board (labellings, kingdom counts)
+        and the state after an event that ``decide`` computed ahead
+        (``evolve.evolve_ahead``)."""
         memo = self.cache
         if memo is None:
             memo = {}
