@@ -1,7 +1,9 @@
-"""Tigris & Euphrates, the board game: a pure decider (``decide``/``evolve``/``fold``).
+"""Tigris & Euphrates, the board game, as a pure decider (``decide``/``evolve``/``fold``).
 
-``RULES`` satisfies :class:`domain.common.protocol.GameRules`; the module-level
-functions, the state, commands and events are exported for direct use.
+``RULES`` satisfies :class:`domain.common.protocol.GameRules` (kind ``"board"``); the
+module-level functions, the state, commands and events are exported for direct use.
+Rules digest ids (``B-...``) name every refusal. The modules have the same names and
+roles as the card game's (``domain.cards``).
 """
 
 from domain.board.commands import (
@@ -39,22 +41,16 @@ from domain.board.events import (
     TreasuresTaken,
     TurnEnded,
     WarChosen,
+    is_draw,
 )
 from domain.board.evolve import evolve, fold
+from domain.board.flow import awaited, is_over, turn
 from domain.board.legal import legal_commands
 from domain.board.model import Conflict, Monument, State
-from domain.board.notation import format_board, parse_board
-from domain.board.position import build, dump_position, load_position
-from domain.board.rules import (
-    RULES,
-    BoardRules,
-    awaited,
-    is_draw,
-    is_over,
-    normalize_options,
-    start,
-    turn,
-)
+from domain.board.notation import build, format_board, parse_board
+from domain.board.position import dump_position, load_position
+from domain.board.rules import RULES, BoardRules
+from domain.board.setup import normalize_options, start
 from domain.board.views import event_view, pending, result, view
 
 __all__ = [

@@ -7,8 +7,6 @@ the same list (B-TURN-4, B-END-1, B-END-2).
 
 from __future__ import annotations
 
-from itertools import combinations
-
 from domain.board.commands import (
     BuildMonument,
     ChooseWar,
@@ -41,8 +39,18 @@ from domain.board.events import (
     TurnEnded,
     WarChosen,
 )
-from domain.board.evolve import evolve
-from domain.board.geometry import BORDER_TREASURES, NEIGHBOURS, RIVER, coords, on_board, square
+from domain.board.evolve import evolve_ahead
+from domain.board.flow import DECISION_RULES, awaited_seat
+from domain.board.geometry import (
+    BORDER_TREASURES,
+    COLS,
+    NEIGHBOURS,
+    RIVER,
+    ROWS,
+    coords,
+    on_board,
+    square,
+)
 from domain.board.model import (
     ACTION,
     BLUE,
@@ -67,21 +75,10 @@ from domain.board.model import (
     colour_index,
 )
 from domain.board.notation import square_name, token
-from domain.board.regions import Regions, kingdom_counts, regions
+from domain.board.regions import kingdom_counts, lifted_regions, regions
 from domain.common.colours import COLOURS, Colour
 from domain.common.errors import FormatError, GameOver, IllegalCommand, NotAwaited
 from domain.common.exact import is_int
-
-# The rule that names each kind of awaited input, for NotAwaited errors.
-DECISION_RULE = {
-    ACTION: "B-TURN-1",
-    REVOLT_SUPPORT: "B-REVOLT-3",
-    WAR_SUPPORT: "B-WAR-5",
-    CHOOSE_WAR: "B-WAR-2",
-    MONUMENT: "B-MONUMENT-1",
-    TREASURE: "B-TREASURE-1",
-    REFILL: "B-TURN-4",
-}
 
 # Which decision each command answers.
 ANSWERS: dict[type[Command], tuple[str, ...]] = {
@@ -99,25 +96,12 @@ ANSWERS: dict[type[Command], tuple[str, ...]] = {
 }
 
 
-def awaited_seat(state: State) -> int:
-    """The one seat whose input is awaited, or -1."""
-    d = state.decision
-    if d in (ACTION, CHOOSE_WAR, MONUMENT):
-        return state.active
-    if d in (REVOLT_SUPPORT, WAR_SUPPORT):
-        assert state.conflict is not None
-        return state.conflict.awaiting
-    if d == TREASURE:
-        return state.treasure_seat
-    return -1
-
-
 def to_square(at: object, field: str = "at") -> int:
     """A ``(row, col)`` pair as a square index; FormatError if it is not on the board."""
     if not isinstance(at, tuple | list) or len(at) != 2 or not all(is_int(v) for v in at):
         raise FormatError(f"expected [row, col], got {at!r}", field)
     if not on_board(at[0], at[1]):
-        raise FormatError(f"{list(at)} is off the 11x16 board", field)
+        raise FormatError(f"{list(at)} is off the {ROWS}x{COLS} board", field)
     return square(at[0], at[1])
 
 
@@ -133,18 +117,6 @@ def occupant(state: State, sq: int) -> str:
     return repr(token(state.board[sq], sq in state.treasures, sq == state.unification))
 
 
-def lifted_regions(state: State, leader_sq: int) -> Regions:
-    """Regions of the board with the leader at ``leader_sq`` lifted (B-LEADER-4), memoised."""
-    memo = state.memo()
-    key = f"lift{leader_sq}"
-    found = memo.get(key)
-    if found is None:
-        found = Regions.lifted(regions(state), state.board, leader_sq)
-        memo[key] = found
-    assert isinstance(found, Regions)
-    return found
-
-
 def decide(state: State, command: Command) -> list[Event]:
     if state.decision == OVER:
         rule = "B-END-2" if state.ended == "bag" else "B-END-1"
@@ -153,7 +125,7 @@ def decide(state: State, command: Command) -> list[Event]:
     if not is_int(seat) or not 0 <= seat < state.seat_count:
         raise FormatError(f"no seat {seat!r} in a {state.seat_count}-seat game", "seat")
     expected = awaited_seat(state)
-    rule = DECISION_RULE.get(state.decision, "B-TURN-1")
+    rule = DECISION_RULES.get(state.decision, "B-TURN-1")
     if seat != expected:
         raise NotAwaited(
             rule, f"seat {seat} may not act now: awaiting seat {expected} ({state.decision})"
@@ -365,26 +337,13 @@ def _take(state: State, command: TakeTreasures) -> TreasuresTaken:
     return TreasuresTaken(command.seat, tuple(coords(sq) for sq in sorted(chosen)))
 
 
-def treasure_choices(state: State) -> list[tuple[int, ...]]:
-    """Every valid set of treasures for the pending choice (sorted squares)."""
-    found = state.treasure_squares
-    take = state.treasure_take
-    border = [sq for sq in found if sq in BORDER_TREASURES]
-    rest = [sq for sq in found if sq not in BORDER_TREASURES]
-    if len(border) >= take:
-        return [tuple(sorted(c)) for c in combinations(border, take)]
-    return [tuple(sorted(border + list(c))) for c in combinations(rest, take - len(border))]
-
-
 def _complete(state: State, events: list[Event]) -> list[Event]:
     """Append the end of the turn when the events complete the second action (B-TURN-4)."""
     if isinstance(events[-1], GameEnded):
         return events
     after = state
     for event in events:
-        before = after
-        after = evolve(before, event)
-        before.memo()["evolved"] = (event, after)  # evolve reuses it for this very event
+        after = evolve_ahead(after, event)  # the caller's evolve of these events reuses them
     if after.decision != REFILL:
         return events
     n = after.seat_count

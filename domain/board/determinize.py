@@ -24,12 +24,14 @@ import random
 from collections.abc import Mapping
 from typing import Any
 
+from domain.board.geometry import START_TEMPLES
 from domain.board.model import FACE_DOWN, FACE_UP, TILE_COUNTS, State
 from domain.board.notation import parse_board
 from domain.board.position import FORMAT, VERSION, load_position
 from domain.common.colours import COLOURS
+from domain.common.exact import is_int
 
-TREASURES_AT_START = 10  # B-SETUP-2: one on each of the ten temples
+TREASURES_AT_START = len(START_TEMPLES)  # B-SETUP-2: one on each starting temple
 _NAMES = [str(c) for c in COLOURS]
 
 
@@ -45,7 +47,7 @@ def position_from_view(view: Mapping[str, Any], rng: random.Random) -> dict[str,
     """A position (``POSITION_FORMAT.md``) that shows exactly ``view`` to its viewer,
     the hidden parts sampled with ``rng``."""
     me = view["viewer"]
-    if not isinstance(me, int):
+    if not is_int(me):
         raise ValueError("determinization needs a seat's view, not a spectator's")
     seats = view["seats"]
     n = len(seats)

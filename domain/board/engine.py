@@ -11,12 +11,11 @@ from collections.abc import Sequence
 from dataclasses import replace
 from math import comb
 
-from domain.board.geometry import BLOCKS_OF, BORDER_TREASURES, NEIGHBOURS, block
+from domain.board.geometry import BLOCKS_OF, BORDER_TREASURES, NEIGHBOURS, SQUARES, block
 from domain.board.model import (
     ACTION,
     CATASTROPHE,
     CHOOSE_WAR,
-    CONNECTS,
     EMPTY,
     FACE_DOWN,
     FACE_UP,
@@ -36,22 +35,7 @@ from domain.board.model import (
     Conflict,
     State,
 )
-from domain.board.regions import Regions, regions
-
-
-def flood(board: Sequence[int], start: int, cut: int = -1) -> set[int]:
-    """The squares of the region containing ``start`` (``cut`` treated as empty)."""
-    seen = {start}
-    stack = [start]
-    connects = CONNECTS
-    neighbours = NEIGHBOURS
-    while stack:
-        sq = stack.pop()
-        for n in neighbours[sq]:
-            if n not in seen and connects[board[n]] and n != cut:
-                seen.add(n)
-                stack.append(n)
-    return seen
+from domain.board.regions import Regions, fill, region, regions
 
 
 def leader_owner(code: int) -> int:
@@ -138,17 +122,10 @@ class Work:
         if self.reg is not None:
             reg = self.reg
             return [reg.leaders[rid] for rid in sorted(reg.kingdoms_next_to(sq))]
-        found: list[list[int]] = []
-        seen: set[int] = set()
-        for n in NEIGHBOURS[sq]:
-            if n in seen or not CONNECTS[board[n]]:
-                continue
-            members = flood(board, n)
-            seen |= members
-            lead = [x for x in members if board[x] >= LEADER]
-            if lead:
-                found.append(lead)
-        return found
+        members: list[list[int]] = []
+        leaders: list[list[int]] = []
+        fill(board, NEIGHBOURS[sq], [-1] * SQUARES, members, leaders)
+        return [lead for lead in leaders if lead]
 
     def set(self, sq: int, code: int) -> None:
         self.board[sq] = code
@@ -257,14 +234,16 @@ class Work:
     def treasure_step(self) -> bool:
         """B-TREASURE-1..3: take forced treasures; stop at the first real choice."""
         n = len(self.hands)
+        label = [-1] * SQUARES  # the traders' kingdoms, labelled once: the board stays
+        kingdoms: list[list[int]] = []
         while len(self.treasures) >= 2:
-            board = self.board
             for seat in range(n):
                 trader = self.leaders[seat * 4 + GREEN]
                 if trader < 0:
                     continue
-                members = flood(board, trader)
-                found = tuple(sorted(sq for sq in self.treasures if sq in members))
+                fill(self.board, (trader,), label, kingdoms, [])
+                rid = label[trader]
+                found = tuple(sorted(sq for sq in self.treasures if label[sq] == rid))
                 if len(found) < 2:
                     continue
                 take = len(found) - 1
@@ -294,11 +273,13 @@ class Work:
         """B-MONUMENT-6: the active player's leaders in a monument's kingdom score its colours."""
         if not self.monuments:
             return
+        label = [-1] * SQUARES
+        kingdoms: list[list[int]] = []
         for m, tl in self.monuments:
-            members = flood(self.board, tl)
+            fill(self.board, (tl,), label, kingdoms, [])
             for colour in MONUMENT_COLOURS[m]:
                 at = self.leaders[self.active * 4 + colour]
-                if at >= 0 and at in members:
+                if at >= 0 and label[at] == label[tl]:
                     self.score(self.active, colour)
 
     # -- conflicts ---------------------------------------------------------------
@@ -306,8 +287,8 @@ class Work:
     def arrive_leader(self, seat: int, colour: int, sq: int) -> None:
         """A leader arrived on ``sq``: a revolt if its kingdom has its colour (B-LEADER-6)."""
         board = self.board
-        for other in flood(board, sq):
-            if other != sq and board[other] >= LEADER and leader_colour(board[other]) == colour:
+        for other in region(board, sq)[1]:
+            if other != sq and leader_colour(board[other]) == colour:
                 self.conflict = Conflict(
                     kind=REVOLT,
                     colour=RED,
@@ -326,20 +307,15 @@ class Work:
         """Colours with two leaders in the kingdom of the unification marker (B-WAR-1)."""
         board = self.board
         seen = [0, 0, 0, 0]
-        for sq in flood(board, self.unification):
-            if board[sq] >= LEADER:
-                seen[leader_colour(board[sq])] += 1
+        for sq in region(board, self.unification)[1]:
+            seen[leader_colour(board[sq])] += 1
         return [c for c in range(4) if seen[c] >= 2]
 
     def start_war(self, colour: int) -> None:
         """B-WAR-3, B-WAR-4: sides, attacker and base strength of the war of ``colour``."""
         board = self.board
         cut = self.unification
-        pair = [
-            sq
-            for sq in flood(board, cut)
-            if board[sq] >= LEADER and leader_colour(board[sq]) == colour
-        ]
+        pair = [sq for sq in region(board, cut)[1] if leader_colour(board[sq]) == colour]
         n = len(self.hands)
         pair.sort(key=lambda sq: (leader_owner(board[sq]) - self.active) % n)
         att, dfn = pair
@@ -420,4 +396,4 @@ def _forced(found: Sequence[int], take: int) -> list[int]:
 def supporters(board: Sequence[int], cut: int, leader_sq: int, colour: int) -> list[int]:
     """Face-up tiles of ``colour`` on the leader's side of the unification marker (B-WAR-4)."""
     code = FACE_UP + colour
-    return sorted(sq for sq in flood(board, leader_sq, cut) if board[sq] == code)
+    return sorted(sq for sq in region(board, leader_sq, cut)[0] if board[sq] == code)

@@ -157,3 +157,8 @@ class GameEnded(Event):
     """``reason``: "treasures" (B-END-1) or "bag" (B-END-2)."""
 
     reason: str
+
+
+def is_draw(event: Event) -> bool:
+    """A draw from the bag: it reveals hidden tiles (``GameRules.is_draw``)."""
+    return isinstance(event, TilesDrawn | TilesSwapped)

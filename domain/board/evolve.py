@@ -7,8 +7,7 @@ the rules (``domain.board.engine``), so they are derived again here.
 
 from __future__ import annotations
 
-import random
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from domain.board.engine import Work, leader_colour, leader_owner
@@ -31,12 +30,11 @@ from domain.board.events import (
     TurnEnded,
     WarChosen,
 )
-from domain.board.geometry import SQUARES, START_TEMPLES, block, square
+from domain.board.geometry import block, square
 from domain.board.model import (
     ACTION,
     BLACK,
     CATASTROPHE,
-    CATASTROPHES_PER_SEAT,
     CHOOSE_WAR,
     EMPTY,
     FACE_DOWN,
@@ -44,52 +42,13 @@ from domain.board.model import (
     LEADER,
     MONUMENTS,
     OVER,
-    RED,
-    TEMPLE,
-    TILE_COUNTS,
     State,
     colour_index,
 )
+from domain.board.setup import initial_state
 
-
-def bag_order(seed: int, seat_count: int) -> tuple[tuple[int, ...], int]:
-    """The bag's drawing order and the start player, both from the seed (B-SETUP-4, -5)."""
-    rng = random.Random(seed)
-    temples = len(START_TEMPLES)  # already on the board
-    bag = [c for c, n in enumerate(TILE_COUNTS) for _ in range(n - (temples if c == RED else 0))]
-    rng.shuffle(bag)
-    return tuple(bag), rng.randrange(seat_count)
-
-
-def initial_state(
-    seats: Sequence[str], seed: int, start_player: int, options: dict[str, Any]
-) -> State:
-    board = [EMPTY] * SQUARES
-    for sq in START_TEMPLES:
-        board[sq] = TEMPLE
-    n = len(seats)
-    bag, _ = bag_order(seed, n)
-    return State(
-        seats=tuple(seats),
-        seed=seed,
-        start_player=start_player,
-        board=tuple(board),
-        treasures=frozenset(START_TEMPLES),
-        leaders=(-1,) * (4 * n),
-        hands=((0, 0, 0, 0),) * n,
-        bag=bag,
-        points=((0, 0, 0, 0),) * n,
-        taken=(0,) * n,
-        catastrophes=(CATASTROPHES_PER_SEAT,) * n,
-        monuments=(),
-        declined=frozenset(),
-        out=(0, 0, 0, 0),
-        turn=1,
-        active=start_player,
-        actions=0,
-        decision=ACTION,
-        options=tuple(sorted(options.items())),
-    )
+# The memo key under which ``evolve_ahead`` leaves ``(event, state after it)``.
+_AHEAD = "evolved"
 
 
 def _sq(at: tuple[int, int]) -> int:
@@ -101,20 +60,34 @@ def evolve(state: State | None, event: Event) -> State:
     if isinstance(event, GameStarted):
         if state is not None:
             raise ValueError("GameStarted must be the first event")
-        return initial_state(event.seats, event.seed, event.start_player, event.options)
+        return initial_state(event)
     if state is None:
         raise ValueError(f"the first event must be GameStarted, got {type(event).__name__}")
     cache = state.cache
     if cache is not None:
-        hit = cache.pop("evolved", None)  # the result decide computed for this very event
-        if hit is not None and hit[0] is event:
-            return hit[1]  # type: ignore[no-any-return]
+        ahead = cache.pop(_AHEAD, None)  # left by evolve_ahead for this very event object?
+        if ahead is not None and ahead[0] is event:
+            return ahead[1]  # type: ignore[no-any-return]
     handler = _HANDLERS.get(type(event))
     if handler is None:
         raise TypeError(f"not a board-game event: {event!r}")
     w = Work(state)
     handler(w, event)
     return w.freeze()
+
+
+def evolve_ahead(state: State, event: Event) -> State:
+    """``evolve``, leaving the result in ``state``'s memo for the next ``evolve`` of this
+    very event object (which then returns it at once, and forgets it).
+
+    ``decide`` evolves the events it returns, to see whether they complete the turn;
+    the caller then applies the same event objects to the same state with ``evolve``,
+    and would otherwise compute every state a second time. The memo is outside the
+    state's equality, and an ``evolve`` of any other event ignores and drops it.
+    """
+    after = evolve(state, event)
+    state.memo()[_AHEAD] = (event, after)
+    return after
 
 
 def fold(events: Iterable[Event]) -> State:

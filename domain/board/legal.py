@@ -8,7 +8,7 @@ checks both against a brute-force superset of candidates.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from itertools import product
+from itertools import combinations, product
 
 from domain.board.commands import (
     BuildMonument,
@@ -24,14 +24,15 @@ from domain.board.commands import (
     TakeTreasures,
     WithdrawLeader,
 )
-from domain.board.decide import awaited_seat, lifted_regions, treasure_choices
-from domain.board.geometry import NEIGHBOURS, RIVER, SQUARES, coords
+from domain.board.flow import awaited_seat
+from domain.board.geometry import BORDER_TREASURES, NEIGHBOURS, RIVER, SQUARES, coords
 from domain.board.model import (
     ACTION,
     BLUE,
     CHOOSE_WAR,
     EMPTY,
     FACE_DOWN,
+    FACE_UP,
     HAND_SIZE,
     MONUMENT,
     MONUMENT_COLOURS,
@@ -42,7 +43,7 @@ from domain.board.model import (
     WAR_SUPPORT,
     State,
 )
-from domain.board.regions import kingdom_counts
+from domain.board.regions import kingdom_counts, lifted_regions
 from domain.common.colours import COLOURS
 
 COORDS = tuple(coords(sq) for sq in range(SQUARES))
@@ -66,7 +67,7 @@ def legal_commands(state: State, seat: int) -> Iterator[Command]:
     elif d == MONUMENT:
         built = {m for m, _ in state.monuments}
         for tl in state.candidates:
-            tile_colour = state.board[tl] - 1
+            tile_colour = state.board[tl] - FACE_UP
             for i, m in enumerate(MONUMENTS):
                 if i not in built and tile_colour in MONUMENT_COLOURS[i]:
                     yield BuildMonument(seat, m, COORDS[tl])
@@ -74,6 +75,18 @@ def legal_commands(state: State, seat: int) -> Iterator[Command]:
     elif d == TREASURE:
         for choice in treasure_choices(state):
             yield TakeTreasures(seat, tuple(COORDS[sq] for sq in choice))
+
+
+def treasure_choices(state: State) -> list[tuple[int, ...]]:
+    """Every valid set of treasures for the pending choice (sorted squares):
+    border treasures first (B-TREASURE-2), then any of the others (B-TREASURE-1)."""
+    found = state.treasure_squares
+    take = state.treasure_take
+    border = [sq for sq in found if sq in BORDER_TREASURES]
+    rest = [sq for sq in found if sq not in BORDER_TREASURES]
+    if len(border) >= take:
+        return [tuple(sorted(c)) for c in combinations(border, take)]
+    return [tuple(sorted(border + list(c))) for c in combinations(rest, take - len(border))]
 
 
 def _actions(state: State, seat: int) -> Iterator[Command]:

@@ -1,6 +1,6 @@
 """The immutable state of a board game and its cell encoding.
 
-The board is a flat tuple of 176 small ints (see the ``*_CODE`` constants);
+The board is a flat tuple of one small int per square (the cell codes below);
 leaders are additionally indexed by ``seat * 4 + colour`` for quick lookup.
 Colours are indices into ``COLOURS`` (black, red, blue, green) inside the
 engine and :class:`~domain.common.colours.Colour` values at the API edge.
@@ -14,11 +14,13 @@ from typing import Any
 
 from domain.common.colours import COLOURS, Colour
 
+# The dynasties in seat order (seat i plays DYNASTIES[i]).
+DYNASTIES = ("archer", "bull", "pot", "lion")
+
 BLACK, RED, BLUE, GREEN = 0, 1, 2, 3
 HAND_SIZE = 6
 CATASTROPHES_PER_SEAT = 2  # B-CAT-4
 TILE_COUNTS = (30, 57, 36, 30)  # B-SETUP-4
-TOTAL_TILES = sum(TILE_COUNTS)
 
 # Cell codes of the flat board.
 EMPTY = 0
@@ -130,17 +132,16 @@ class State:
         return len(self.seats)
 
     def memo(self) -> dict[str, Any]:
-        """Per-state memo for derived data (regions); states are immutable."""
+        """Per-state memo for derived data, outside equality; states are immutable.
+
+        It holds what ``regions`` derives from the board (labellings, kingdom counts)
+        and the state after an event that ``decide`` computed ahead
+        (``evolve.evolve_ahead``)."""
         memo = self.cache
         if memo is None:
             memo = {}
             object.__setattr__(self, "cache", memo)
         return memo
-
-    def __str__(self) -> str:
-        from domain.board.notation import diagram  # notation depends on this module
-
-        return diagram(self)
 
     def leader_at(self, seat: int, colour: int) -> int:
         return self.leaders[seat * 4 + colour]

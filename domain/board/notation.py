@@ -8,14 +8,31 @@ Tokens (rows top to bottom, 16 tokens per row, spaces between tokens optional):
 - ``K.`` ``R.`` ``B.`` ``G.`` a face-down tile under a monument (``R*`` with a treasure);
 - ``0k`` .. ``3g`` a leader: seat digit then colour letter;
 - ``XX`` a catastrophe.
+
+Hands and bags are strings of tile letters (``"rrkbg"``). ``build`` sets up a
+position for tests from the notation, as the card game's ``notation.build`` does.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
+from dataclasses import replace
 
-from domain.board.geometry import COLS, RIVER, ROWS, SQUARES, coords
-from domain.board.model import CATASTROPHE, EMPTY, FACE_DOWN, FACE_UP, LEADER, State
+from domain.board.events import GameStarted
+from domain.board.geometry import COLS, RIVER, ROWS, SQUARES, block, coords, square
+from domain.board.model import (
+    CATASTROPHE,
+    CATASTROPHES_PER_SEAT,
+    EMPTY,
+    FACE_DOWN,
+    FACE_UP,
+    LEADER,
+    MONUMENTS,
+    TILE_COUNTS,
+    Monument,
+    State,
+)
+from domain.board.setup import initial_state
 from domain.common.errors import FormatError
 
 LETTERS = "krbg"
@@ -120,3 +137,82 @@ def diagram(state: State) -> str:
         f"decision {state.decision} bag {len(state.bag)}"
     )
     return "\n".join(lines)
+
+
+def build(
+    board: str | Sequence[str],
+    hands: Sequence[str] = ("", ""),
+    *,
+    active: int = 0,
+    bag: str | None = None,
+    points: Sequence[Sequence[int]] | None = None,
+    catastrophes: Sequence[int] | None = None,
+    monuments: Sequence[tuple[str, tuple[int, int]]] = (),
+    declined: Sequence[tuple[int, int]] = (),
+    actions_done: int = 0,
+    taken: Sequence[int] | None = None,
+    bag_size: int | None = None,
+) -> State:
+    """A position for tests in the action phase: the board in the notation above,
+    hands like ``"rrkbg"`` (one per seat), all else as at the start unless given.
+
+    The bag is ``bag`` (letters, drawing order) followed by whatever tiles are
+    left so that all 153 are accounted for, by colour; with ``bag_size`` only that
+    many stay in the bag and the others are out of the game. Each ``declined`` 2x2
+    square (B-MONUMENT-3) is banned by those of its four tiles that are on the board.
+    """
+    n = len(hands)
+    cells, treasures, _ = parse_board(board)
+    counts = [[0, 0, 0, 0] for _ in range(n)]
+    for seat, text in enumerate(hands):
+        for ch in text:
+            counts[seat][LETTERS.index(ch)] += 1
+    front = [LETTERS.index(ch) for ch in (bag or "")]
+    left = list(TILE_COUNTS)
+    for code in cells:
+        if FACE_UP <= code < FACE_DOWN + 4:
+            left[(code - FACE_UP) % 4] -= 1
+    for hand in counts:
+        for c in range(4):
+            left[c] -= hand[c]
+    for c in front:
+        left[c] -= 1
+    if min(left) < 0:
+        raise FormatError("more tiles than the game has", "board")
+    bag_tiles = front + [c for c in range(4) for _ in range(left[c])]
+    out = [0, 0, 0, 0]
+    if bag_size is not None:
+        for c in bag_tiles[bag_size:]:
+            out[c] += 1
+        bag_tiles = bag_tiles[:bag_size]
+    leaders = [-1] * (4 * n)
+    for sq, code in enumerate(cells):
+        if code >= LEADER:
+            if (code - LEADER) >> 2 >= n:
+                raise FormatError(f"a leader of seat {(code - LEADER) >> 2} at {square_name(sq)}")
+            leaders[code - LEADER] = sq
+    declined_squares = {square(*at) for at in declined}
+    declined_tiles = {
+        (tl, sq)
+        for tl in declined_squares
+        for sq in block(tl)
+        if FACE_UP <= cells[sq] < CATASTROPHE
+    }
+    base = initial_state(GameStarted(tuple(f"p{i}" for i in range(n)), 0, 0))
+    return replace(
+        base,
+        board=tuple(cells),
+        treasures=frozenset(treasures),
+        leaders=tuple(leaders),
+        hands=tuple((h[0], h[1], h[2], h[3]) for h in counts),
+        bag=tuple(bag_tiles),
+        points=tuple((p[0], p[1], p[2], p[3]) for p in (points or [[0] * 4] * n)),
+        taken=tuple(taken or [0] * n),
+        catastrophes=tuple(catastrophes or [CATASTROPHES_PER_SEAT] * n),
+        monuments=tuple((MONUMENTS.index(Monument(m)), square(*tl)) for m, tl in monuments),
+        declined=frozenset(tl for tl, _ in declined_tiles),
+        declined_tiles=frozenset(declined_tiles),
+        out=(out[0], out[1], out[2], out[3]),
+        active=active,
+        actions=actions_done,
+    )

@@ -1,7 +1,9 @@
-"""The versioned JSON position format (see POSITION_FORMAT.md) and a test builder.
+"""The versioned JSON position format (see POSITION_FORMAT.md): dump and load.
 
 ``dump_position`` writes everything, hidden parts included (it is admin-level);
 ``load_position`` reads it back, checking it thoroughly: ``load(dump(s)) == s``.
+The format is stored: it is written here alone, never borrowed from the views,
+so that a change of what players see cannot change what was stored.
 """
 
 from __future__ import annotations
@@ -9,9 +11,16 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from domain.board.geometry import RIVER, block, is_block_top_left, square
+from domain.board.geometry import (
+    RIVER,
+    START_TEMPLES,
+    block,
+    coords,
+    is_block_top_left,
+    on_board,
+    square,
+)
 from domain.board.model import (
-    ACTION,
     BLUE,
     CATASTROPHE,
     CATASTROPHES_PER_SEAT,
@@ -36,7 +45,6 @@ from domain.board.model import (
     State,
 )
 from domain.board.notation import format_board, parse_board
-from domain.board.views import at, colour_counts, conflict_json, declined_json
 from domain.common.codec import JSON
 from domain.common.colours import COLOURS, Colour
 from domain.common.errors import FormatError
@@ -45,6 +53,40 @@ from domain.common.exact import is_int
 FORMAT = "tigris-board-position"
 VERSION = 2
 READABLE_VERSIONS = (1, 2)  # v1: declined squares without their tiles (read as still whole)
+
+
+def _at(sq: int) -> list[int]:
+    return list(coords(sq))
+
+
+def _colour_counts(values: tuple[int, ...] | list[int]) -> dict[str, int]:
+    return {str(COLOURS[c]): values[c] for c in range(4)}
+
+
+def _conflict_json(state: State) -> JSON | None:
+    c = state.conflict
+    if c is None:
+        return None
+    return {
+        "kind": c.kind,
+        "colour": str(COLOURS[c.colour]),
+        "attacker": c.attacker,
+        "defender": c.defender,
+        "attacker_at": _at(c.attacker_at),
+        "defender_at": _at(c.defender_at),
+        "attacker_base": c.attacker_base,
+        "defender_base": c.defender_base,
+        "attacker_commit": None if c.attacker_commit < 0 else c.attacker_commit,
+        "defender_commit": None if c.defender_commit < 0 else c.defender_commit,
+    }
+
+
+def _declined_json(state: State) -> list[JSON]:
+    """Each declined 2x2 square with its declined tiles still on the board (version 2)."""
+    return [
+        {"at": _at(tl), "tiles": sorted(_at(sq) for t, sq in state.declined_tiles if t == tl)}
+        for tl in sorted(state.declined)
+    ]
 
 
 def dump_position(state: State) -> JSON:
@@ -56,27 +98,27 @@ def dump_position(state: State) -> JSON:
         "start_player": state.start_player,
         "options": dict(state.options),
         "board": format_board(state.board, state.treasures, state.unification),
-        "hands": [colour_counts(h) for h in state.hands],
+        "hands": [_colour_counts(h) for h in state.hands],
         "bag": [str(COLOURS[x]) for x in state.bag],
-        "points": [colour_counts(p) for p in state.points],
+        "points": [_colour_counts(p) for p in state.points],
         "treasures_taken": list(state.taken),
         "catastrophes": list(state.catastrophes),
-        "monuments": [{"monument": str(MONUMENTS[m]), "at": at(tl)} for m, tl in state.monuments],
-        "declined": declined_json(state),
-        "out_of_game": colour_counts(state.out),
+        "monuments": [{"monument": str(MONUMENTS[m]), "at": _at(tl)} for m, tl in state.monuments],
+        "declined": _declined_json(state),
+        "out_of_game": _colour_counts(state.out),
         "turn": state.turn,
         "active": state.active,
         "actions_done": state.actions,
         "decision": state.decision,
-        "conflict": conflict_json(state),
+        "conflict": _conflict_json(state),
         "wars": [str(COLOURS[x]) for x in state.wars],
-        "placed": None if state.placed < 0 else at(state.placed),
-        "monument_squares": [at(sq) for sq in state.candidates],
+        "placed": None if state.placed < 0 else _at(state.placed),
+        "monument_squares": [_at(sq) for sq in state.candidates],
         "treasure_choice": None
         if state.treasure_seat < 0
         else {
             "seat": state.treasure_seat,
-            "treasures": [at(sq) for sq in state.treasure_squares],
+            "treasures": [_at(sq) for sq in state.treasure_squares],
             "take": state.treasure_take,
         },
         "ended": state.ended,
@@ -108,7 +150,7 @@ def _square(value: Any, field: str) -> int:
         not isinstance(value, list | tuple)
         or len(value) != 2
         or not all(is_int(v) for v in value)
-        or not (0 <= value[0] < 11 and 0 <= value[1] < 16)
+        or not on_board(value[0], value[1])
     ):
         raise FormatError(f"expected [row, col] on the board, got {value!r}", field)
     return square(value[0], value[1])
@@ -146,15 +188,15 @@ def load_position(data: Mapping[str, Any]) -> State:
     for sq, code in enumerate(board):
         if code >= LEADER:
             if (code - LEADER) >> 2 >= n:
-                raise FormatError(f"a leader of seat {(code - LEADER) >> 2} at {at(sq)}", "board")
+                raise FormatError(f"a leader of seat {(code - LEADER) >> 2} at {_at(sq)}", "board")
             if RIVER[sq] or leaders[code - LEADER] >= 0:
-                raise FormatError(f"misplaced or repeated leader at {at(sq)}", "board")
+                raise FormatError(f"misplaced or repeated leader at {_at(sq)}", "board")
             leaders[code - LEADER] = sq
         elif FACE_UP <= code < CATASTROPHE and RIVER[sq] != ((code - FACE_UP) % 4 == BLUE):
-            raise FormatError(f"a tile of the wrong colour for the square at {at(sq)}", "board")
+            raise FormatError(f"a tile of the wrong colour for the square at {_at(sq)}", "board")
     for sq in treasures:
         if board[sq] not in (TEMPLE, FACE_DOWN + 1):
-            raise FormatError(f"treasure off a temple at {at(sq)}", "board")
+            raise FormatError(f"treasure off a temple at {_at(sq)}", "board")
 
     def seat_list(key: str) -> list[Any]:
         values: list[Any] = _get(data, key, list)
@@ -164,7 +206,10 @@ def load_position(data: Mapping[str, Any]) -> State:
 
     hands = tuple(_counts(h, "hands") for h in seat_list("hands"))
     points = tuple(_counts(p, "points") for p in seat_list("points"))
-    taken = tuple(_int(t, "treasures_taken", 0, 10) for t in seat_list("treasures_taken"))
+    treasures_in_game = len(START_TEMPLES)  # B-SETUP-2: one on each starting temple
+    taken = tuple(
+        _int(t, "treasures_taken", 0, treasures_in_game) for t in seat_list("treasures_taken")
+    )
     cats = tuple(
         _int(x, "catastrophes", 0, CATASTROPHES_PER_SEAT) for x in seat_list("catastrophes")
     )
@@ -180,12 +225,14 @@ def load_position(data: Mapping[str, Any]) -> State:
             raise FormatError(f"unknown monument {entry.get('monument')!r}", "monuments") from None
         tl = _square(entry.get("at"), "monuments")
         if not is_block_top_left(tl):
-            raise FormatError(f"no 2x2 square at {at(tl)}", "monuments")
+            raise FormatError(f"no 2x2 square at {_at(tl)}", "monuments")
         monuments.append((m, tl))
     for m, tl in monuments:
         colours = {board[sq] - FACE_DOWN for sq in block(tl)}
         if len(colours) != 1 or not colours <= set(MONUMENT_COLOURS[m]):
-            raise FormatError(f"monument at {at(tl)} does not cover 4 face-down tiles", "monuments")
+            raise FormatError(
+                f"monument at {_at(tl)} does not cover 4 face-down tiles", "monuments"
+            )
     if len({m for m, _ in monuments}) != len(monuments):
         raise FormatError("a monument is built twice", "monuments")
     declined, declined_tiles = _declined(_get(data, "declined", list), board)
@@ -325,11 +372,11 @@ def _declined(
             tl = _square(entry, "declined")
             squares = [sq for sq in block(tl) if FACE_UP <= board[sq] < CATASTROPHE]
         if not is_block_top_left(tl) or tl in declined:
-            raise FormatError(f"no 2x2 square at {at(tl)}, or listed twice", "declined")
+            raise FormatError(f"no 2x2 square at {_at(tl)}, or listed twice", "declined")
         if not set(squares) <= set(block(tl)) or len(set(squares)) != len(squares):
-            raise FormatError(f"tiles outside the square at {at(tl)}", "declined")
+            raise FormatError(f"tiles outside the square at {_at(tl)}", "declined")
         if any(not FACE_UP <= board[sq] < CATASTROPHE for sq in squares):
-            raise FormatError(f"a declined tile of {at(tl)} is not on the board", "declined")
+            raise FormatError(f"a declined tile of {_at(tl)} is not on the board", "declined")
         if not squares:
             continue  # (version 1) none of its tiles is left: the ban is over
         declined.add(tl)
@@ -362,82 +409,3 @@ def _conflict(value: Any, n: int) -> Conflict | None:
         attacker_commit=commit("attacker_commit"),
         defender_commit=commit("defender_commit"),
     )
-
-
-# -- a short builder for tests and examples ------------------------------------------
-
-
-def build(
-    board: str | Sequence[str],
-    hands: Sequence[str] = ("", ""),
-    *,
-    active: int = 0,
-    bag: str | None = None,
-    points: Sequence[Sequence[int]] | None = None,
-    catastrophes: Sequence[int] | None = None,
-    monuments: Sequence[tuple[str, tuple[int, int]]] = (),
-    declined: Sequence[tuple[int, int]] = (),
-    actions_done: int = 0,
-    taken: Sequence[int] | None = None,
-    bag_size: int | None = None,
-) -> State:
-    """A position in the action phase from the notation and hands like ``"rrkbg"``.
-
-    The bag is ``bag`` (letters, drawing order) followed by whatever tiles are
-    left so that all 153 are accounted for; with ``bag_size`` only that many
-    stay in the bag and the others are out of the game.
-    """
-    n = len(hands)
-    cells, treasures, _ = parse_board(board)
-    counts = [[0, 0, 0, 0] for _ in range(n)]
-    letters = "krbg"
-    for seat, text in enumerate(hands):
-        for ch in text:
-            counts[seat][letters.index(ch)] += 1
-    front = [letters.index(ch) for ch in (bag or "")]
-    left = list(TILE_COUNTS)
-    for code in cells:
-        if FACE_UP <= code < FACE_DOWN + 4:
-            left[(code - FACE_UP) % 4] -= 1
-    for hand in counts:
-        for c in range(4):
-            left[c] -= hand[c]
-    for c in front:
-        left[c] -= 1
-    if min(left) < 0:
-        raise FormatError("more tiles than the game has", "board")
-    rest = [c for c in range(4) for _ in range(left[c])]
-    bag_tiles = front + rest
-    out = [0, 0, 0, 0]
-    if bag_size is not None:
-        for c in bag_tiles[bag_size:]:
-            out[c] += 1
-        bag_tiles = bag_tiles[:bag_size]
-    data = {
-        "format": FORMAT,
-        "version": VERSION,
-        "seats": [f"p{i}" for i in range(n)],
-        "seed": 0,
-        "start_player": 0,
-        "options": {},
-        "board": format_board(cells, treasures),
-        "hands": [colour_counts(h) for h in counts],
-        "bag": [str(COLOURS[c]) for c in bag_tiles],
-        "points": [colour_counts(list(p)) for p in (points or [[0] * 4] * n)],
-        "treasures_taken": list(taken or [0] * n),
-        "catastrophes": list(catastrophes or [CATASTROPHES_PER_SEAT] * n),
-        "monuments": [{"monument": m, "at": list(tl)} for m, tl in monuments],
-        "declined": [list(sq) for sq in declined],
-        "out_of_game": colour_counts(out),
-        "turn": 1,
-        "active": active,
-        "actions_done": actions_done,
-        "decision": ACTION,
-        "conflict": None,
-        "wars": [],
-        "placed": None,
-        "monument_squares": [],
-        "treasure_choice": None,
-        "ended": "",
-    }
-    return load_position(data)

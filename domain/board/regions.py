@@ -7,8 +7,62 @@ expensive derived fact, so each state computes it at most once.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
+
 from domain.board.geometry import NEIGHBOURS, SQUARES
 from domain.board.model import CONNECTS, LEADER, State
+
+
+def fill(
+    board: Sequence[int],
+    starts: Iterable[int],
+    label: list[int],
+    members: list[list[int]],
+    leaders: list[list[int]],
+    *,
+    cut: int = -1,
+) -> None:
+    """Label the regions (B-REGION-1) that hold ``starts``, one after another.
+
+    A square of a region is reached through tiles and leaders, ``cut`` taken as
+    empty; a square already labelled (``label[sq] >= 0``) is not visited again. Each
+    new region takes the next id, ``len(members)``: its squares are appended to
+    ``members`` and those of them holding a leader to ``leaders``.
+
+    The one flood fill of the board game: the labelling of the whole board, its
+    relabelling after a leader is lifted, and the engine's single regions
+    (``region``; a shared ``label`` when it looks at several) all run it.
+    """
+    connects = CONNECTS
+    neighbours = NEIGHBOURS
+    for start in starts:
+        if label[start] >= 0 or not connects[board[start]] or start == cut:
+            continue
+        rid = len(members)
+        label[start] = rid
+        stack = [start]
+        mem: list[int] = []
+        lead: list[int] = []
+        while stack:
+            sq = stack.pop()
+            mem.append(sq)
+            if board[sq] >= LEADER:
+                lead.append(sq)
+            for n in neighbours[sq]:
+                if label[n] < 0 and connects[board[n]] and n != cut:
+                    label[n] = rid
+                    stack.append(n)
+        members.append(mem)
+        leaders.append(lead)
+
+
+def region(board: Sequence[int], start: int, cut: int = -1) -> tuple[list[int], list[int]]:
+    """The squares of the region holding ``start`` (a tile or a leader), and those of
+    them holding a leader; ``cut`` is taken as empty."""
+    members: list[list[int]] = []
+    leaders: list[list[int]] = []
+    fill(board, (start,), [-1] * SQUARES, members, leaders, cut=cut)
+    return members[0], leaders[0]
 
 
 class Regions:
@@ -16,31 +70,11 @@ class Regions:
 
     __slots__ = ("label", "leaders", "members")
 
-    def __init__(self, board: tuple[int, ...] | list[int], cut: int = -1) -> None:
+    def __init__(self, board: tuple[int, ...] | list[int]) -> None:
         label = [-1] * SQUARES
         members: list[list[int]] = []
         leaders: list[list[int]] = []
-        connects = CONNECTS
-        neighbours = NEIGHBOURS
-        for start in range(SQUARES):
-            if label[start] >= 0 or not connects[board[start]] or start == cut:
-                continue
-            rid = len(members)
-            label[start] = rid
-            stack = [start]
-            mem: list[int] = []
-            lead: list[int] = []
-            while stack:
-                sq = stack.pop()
-                mem.append(sq)
-                if board[sq] >= LEADER:
-                    lead.append(sq)
-                for n in neighbours[sq]:
-                    if label[n] < 0 and connects[board[n]] and n != cut:
-                        label[n] = rid
-                        stack.append(n)
-            members.append(mem)
-            leaders.append(lead)
+        fill(board, range(SQUARES), label, members, leaders)
         self.label = label
         self.members = members
         self.leaders = leaders
@@ -61,27 +95,7 @@ class Regions:
             label[m] = -1
         members[rid] = []  # the id stays, unused
         leaders[rid] = []
-        connects = CONNECTS
-        neighbours = NEIGHBOURS
-        for start in old:
-            if start == sq or label[start] >= 0:
-                continue
-            nid = len(members)
-            label[start] = nid
-            stack = [start]
-            mem: list[int] = []
-            lead: list[int] = []
-            while stack:
-                cur = stack.pop()
-                mem.append(cur)
-                if board[cur] >= LEADER:
-                    lead.append(cur)
-                for n in neighbours[cur]:
-                    if n != sq and label[n] < 0 and connects[board[n]]:
-                        label[n] = nid
-                        stack.append(n)
-            members.append(mem)
-            leaders.append(lead)
+        fill(board, old, label, members, leaders, cut=sq)
         new.label = label
         new.members = members
         new.leaders = leaders
@@ -135,4 +149,16 @@ def kingdom_counts(state: State) -> list[int]:
         found = regions(state).kingdom_count_map()
         memo["kcount"] = found
     assert isinstance(found, list)
+    return found
+
+
+def lifted_regions(state: State, leader_sq: int) -> Regions:
+    """Regions of the board with the leader at ``leader_sq`` lifted (B-LEADER-4), memoised."""
+    memo = state.memo()
+    key = f"lift{leader_sq}"
+    found = memo.get(key)
+    if found is None:
+        found = Regions.lifted(regions(state), state.board, leader_sq)
+        memo[key] = found
+    assert isinstance(found, Regions)
     return found

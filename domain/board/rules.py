@@ -6,70 +6,28 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 from domain.board.commands import COMMANDS, Command
-from domain.board.decide import awaited_seat, decide
-from domain.board.events import EVENTS, Event, GameStarted, TilesDrawn, TilesSwapped
-from domain.board.evolve import bag_order, evolve, fold
+from domain.board.decide import decide
+from domain.board.events import EVENTS, Event, is_draw
+from domain.board.evolve import evolve, fold
+from domain.board.flow import awaited, is_over, turn
 from domain.board.legal import legal_commands
-from domain.board.model import HAND_SIZE, OVER, State
+from domain.board.model import DYNASTIES, State
 from domain.board.position import dump_position, load_position
-from domain.board.views import DYNASTIES, event_view, pending, result, view
-from domain.common.codec import JSON
-from domain.common.colours import COLOURS
-from domain.common.errors import FormatError
-from domain.common.exact import is_int
-
-
-def normalize_options(options: Mapping[str, Any]) -> dict[str, Any]:
-    """The board game has no options yet: any key is an error."""
-    if not isinstance(options, Mapping):
-        raise FormatError("options must be an object", "options")
-    for key in options:
-        raise FormatError(f"unknown option {key!r}", str(key))
-    return {}
-
-
-def start(seat_names: Sequence[str], options: Mapping[str, Any], seed: int) -> list[Event]:
-    """``GameStarted`` then each seat's six tiles in seat order (B-SETUP-4, B-SETUP-5)."""
-    names = list(seat_names)
-    if not 2 <= len(names) <= 4:
-        raise FormatError(f"the board game takes 2 to 4 seats, not {len(names)}", "seats")
-    if not is_int(seed):
-        raise FormatError(f"expected an integer seed, got {seed!r}", "seed")
-    opts = normalize_options(options)
-    bag, start_player = bag_order(seed, len(names))
-    events: list[Event] = [GameStarted(tuple(names), seed, start_player, opts)]
-    for seat in range(len(names)):
-        tiles = bag[seat * HAND_SIZE : (seat + 1) * HAND_SIZE]
-        events.append(TilesDrawn(seat, tuple(COLOURS[c] for c in tiles)))
-    return events
-
-
-def awaited(state: State) -> frozenset[int]:
-    seat = awaited_seat(state)
-    return frozenset() if seat < 0 else frozenset((seat,))
-
-
-def is_over(state: State) -> bool:
-    return state.decision == OVER
-
-
-def turn(state: State) -> tuple[int, int]:
-    return (state.turn, state.active)
-
-
-def is_draw(event: Event) -> bool:
-    return isinstance(event, TilesDrawn | TilesSwapped)
+from domain.board.setup import normalize_options, start
+from domain.board.views import event_view, pending, result, view
+from domain.common.codec import JSON, TypeRegistry
+from domain.common.protocol import GameRules
 
 
 class BoardRules:
     """The board game's :class:`~domain.common.protocol.GameRules`."""
 
-    kind = "board"
-    min_seats = 2
-    max_seats = 4
+    kind: str = "board"
+    min_seats: int = 2
+    max_seats: int = 4
     dynasties: tuple[str, ...] = DYNASTIES
-    commands = COMMANDS
-    events = EVENTS
+    commands: TypeRegistry[Command] = COMMANDS
+    events: TypeRegistry[Event] = EVENTS
 
     def normalize_options(self, options: Mapping[str, Any]) -> dict[str, Any]:
         return normalize_options(options)
@@ -122,4 +80,4 @@ class BoardRules:
         return load_position(data)
 
 
-RULES = BoardRules()
+RULES: GameRules[State, Command, Event] = BoardRules()

@@ -6,11 +6,12 @@ and the seed are secret from everybody until the game is over.
 
 from __future__ import annotations
 
-from domain.board.decide import awaited_seat
 from domain.board.events import EVENTS, Event, GameStarted, TilesDrawn, TilesSwapped
+from domain.board.flow import awaited_seat
 from domain.board.geometry import coords
 from domain.board.model import (
     CHOOSE_WAR,
+    DYNASTIES,
     MONUMENT,
     MONUMENTS,
     OVER,
@@ -24,8 +25,6 @@ from domain.common.codec import JSON
 from domain.common.colours import COLOURS
 from domain.common.scoring import best_assignment, rank_players
 from domain.common.seats import check_viewer
-
-DYNASTIES = ("archer", "bull", "pot", "lion")
 
 
 def at(sq: int) -> list[int]:

@@ -1,49 +1,57 @@
-"""Euphrat & Tigris: Wettstreit der Könige — the card game as a pure decider.
+"""Euphrat & Tigris: Wettstreit der Könige, the card game, as a pure decider.
 
-``RULES`` satisfies ``domain.common.protocol.GameRules`` (kind ``"cards"``).
-Rules digest ids (``C-...``) name every refusal.
+``RULES`` satisfies :class:`domain.common.protocol.GameRules` (kind ``"cards"``); the
+module-level functions, the state, commands and events are exported for direct use.
+Rules digest ids (``C-...``) name every refusal. The modules have the same names and
+roles as the board game's (``domain.board``).
 """
 
-from domain.cards.decider import decide, legal_commands
-from domain.cards.evolver import evolve, fold
-from domain.cards.messages import (
+from domain.cards.commands import (
     COMMANDS,
-    EVENTS,
     BuildShip,
+    ChooseWar,
+    Command,
+    CommitCards,
+    Decline,
+    Pass,
+    PlaceLeader,
+    PlayCard,
+    PlayCatastrophe,
+    SwapTreasure,
+    TakePoint,
+    WithdrawLeader,
+)
+from domain.cards.decide import decide
+from domain.cards.events import (
+    EVENTS,
     CardPlayed,
     CardsCommitted,
     CardsDrawn,
     CatastrophePlayed,
-    ChooseWar,
-    Command,
-    CommitCards,
     ConflictResolved,
-    Decline,
     Declined,
     Event,
     GameEnded,
     GameStarted,
     LeaderPlaced,
     LeaderWithdrawn,
-    Pass,
     Passed,
-    PlaceLeader,
-    PlayCard,
-    PlayCatastrophe,
     PointScored,
     ShipBuilt,
-    SwapTreasure,
-    TakePoint,
     TreasureSwapped,
     TurnBegan,
     WarChosen,
-    WithdrawLeader,
+    is_draw,
 )
+from domain.cards.evolve import evolve, fold
+from domain.cards.flow import awaited, is_over, turn
+from domain.cards.legal import legal_commands
 from domain.cards.model import Card, Options, State
-from domain.cards.notation import display_text, parse_display, position
-from domain.cards.position_format import dump_position, load_position
-from domain.cards.rules import RULES, CardRules, is_draw, is_over, normalize_options, start, turn
-from domain.cards.views import awaited, event_view, pending, result, view
+from domain.cards.notation import build, display_text, parse_display
+from domain.cards.position import dump_position, load_position
+from domain.cards.rules import RULES, CardRules
+from domain.cards.setup import normalize_options, start
+from domain.cards.views import event_view, pending, result, view
 
 __all__ = [
     "COMMANDS",
@@ -83,6 +91,7 @@ __all__ = [
     "WarChosen",
     "WithdrawLeader",
     "awaited",
+    "build",
     "decide",
     "display_text",
     "dump_position",
@@ -96,7 +105,6 @@ __all__ = [
     "normalize_options",
     "parse_display",
     "pending",
-    "position",
     "result",
     "start",
     "turn",

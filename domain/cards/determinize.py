@@ -26,8 +26,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from domain.cards.model import DECK, TREASURES, State
-from domain.cards.position_format import FORMAT, VERSION, load_position
+from domain.cards.position import FORMAT, VERSION, load_position
 from domain.common.colours import COLOURS
+from domain.common.exact import is_int
 
 _NAMES = [str(c.value) for c in COLOURS]
 _TREASURE = "treasure"
@@ -90,7 +91,7 @@ def position_from_view(view: Mapping[str, Any], rng: random.Random) -> dict[str,
     """A position (``POSITION_FORMAT.md``) that shows exactly ``view`` to its viewer,
     the hidden parts sampled with ``rng``."""
     me = view["viewer"]
-    if not isinstance(me, int):
+    if not is_int(me):
         raise ValueError("determinization needs a seat's view, not a spectator's")
     players = view["players"]
     n = len(players)

@@ -1,4 +1,5 @@
-"""The display: kingdoms, leaders on cards, removing cards with gaps closing upward.
+"""The display: kingdoms, leaders on cards, where a card may be played, the strengths
+of a conflict, removing cards with gaps closing upward.
 
 A column (treasure* and the cards below it) is always one connected piece
 (C-KINGDOM-1), so a kingdom is a run of neighbouring columns linked by bridge
@@ -11,7 +12,6 @@ from __future__ import annotations
 from functools import lru_cache
 
 from domain.cards.model import (
-    BRIDGE_BASE,
     BRIDGES,
     CARD_OF,
     COLUMNS,
@@ -142,6 +142,39 @@ def blocked(state: State, hands: tuple[tuple[int, ...], ...]) -> bool:
     return not any(hand[INDEX[colour]] for hand in hands for colour in spendable)
 
 
+def column_open(state: State, column: int) -> bool:
+    """C-CARD-1: a column takes cards until 8 lie below its treasure*."""
+    return len(state.columns[column]) <= MAX_DEPTH
+
+
+def bridge_open(state: State, bridge: int) -> bool:
+    """C-CARD-2: an empty bridge slot between two columns of 3 or more cards each."""
+    return (
+        state.bridges[bridge] is None
+        and len(state.columns[bridge]) > 3
+        and len(state.columns[bridge + 1]) > 3
+    )
+
+
+def strengths(state: State) -> tuple[int, int]:
+    """``(attacker, defender)`` strength of the current conflict (C-REVOLT-2, C-WAR-3)."""
+    conflict = state.conflict
+    assert conflict is not None
+    result = []
+    for seat, cards in (
+        (conflict.attacker, conflict.attacker_cards),
+        (conflict.defender, conflict.defender_cards),
+    ):
+        spot = state.leader_spot(seat, conflict.colour)
+        if conflict.kind == "revolt":
+            # C-REVOLT-2: +1 for a leader on a red card (temple or treasure*).
+            bonus = 1 if state.card_at(spot) in (Card.RED, Card.TREASURE) else 0
+        else:
+            bonus = count_in_region(state, region_of_spot(state, spot), conflict.colour)
+        result.append(max(cards, 0) + bonus)
+    return result[0], result[1]
+
+
 def ships_in_region(state: State, region: int) -> list[Card]:
     return [
         card for c in region_columns(state, region) for card in state.columns[c] if card in SHIPS
@@ -188,7 +221,3 @@ def remove_cards(
                 new_leaders[i] = spot - sum(1 for d in depths if d < depth)
     new_columns = (*columns[:column], new_column, *columns[column + 1 :])
     return new_columns, tuple(new_leaders)
-
-
-def is_bridge(spot: int) -> bool:
-    return spot >= BRIDGE_BASE

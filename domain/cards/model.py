@@ -42,6 +42,9 @@ SHIP_SERVES: dict[Card, frozenset[Colour]] = {
     ship: frozenset((Colour.BLUE, colour)) for colour, ship in SHIP_FOR.items()
 }
 
+# The dynasties in seat order (seat i plays DYNASTIES[i]).
+DYNASTIES = ("lion", "vase", "bow", "bull")
+
 # C-SETUP-2: 40 black, 65 red, 40 blue, 40 green (+ 8 treasures in the display).
 DECK: tuple[int, int, int, int] = (40, 65, 40, 40)
 TREASURES = 8

@@ -18,6 +18,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import replace
 
+from domain.cards.events import GameStarted
 from domain.cards.model import (
     BRIDGES,
     COLUMNS,
@@ -149,7 +150,7 @@ def parse_hand(text: str) -> tuple[int, ...]:
     return tuple(sum(1 for c in cards if c.value == colour.value) for colour in COLOURS)
 
 
-def position(
+def build(
     display: str = "",
     *,
     seats: int = 2,
@@ -163,13 +164,13 @@ def position(
     ships: tuple[Card, ...] | None = None,
     turn: int = 1,
 ) -> State:
-    """A position for tests: ``position("c0: T r:0g", hands={0: "gg"})``.
+    """A position for tests: ``build("c0: T r:0g", hands={0: "gg"})``.
 
     Hands default to empty; ships not in the display are available; the pile
     defaults to every card not placed elsewhere, in a fixed order (black, red,
     blue, green repeated)."""
     names = tuple(f"player{i + 1}" for i in range(seats))
-    base = initial_state(names, options or Options(), 0, active)
+    base = initial_state(GameStarted(names, options or Options(), 0, active))
     columns, bridges, face_down, leaders = parse_display(display, seats)
     hand_counts = tuple(parse_hand((hands or {}).get(s, "")) for s in range(seats))
     vp_cards = tuple(parse_cards((vp or {}).get(s, ""), "vp") for s in range(seats))

@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from domain.cards import display
-from domain.cards.decider import DECISION_NAMES, awaited_seat, current_decision, strengths
-from domain.cards.messages import EVENTS, CardPlayed, CardsDrawn, Event, GameStarted
+from domain.cards.events import EVENTS, CardPlayed, CardsDrawn, Event, GameStarted
+from domain.cards.flow import DECISION_NAMES, current_decision
 from domain.cards.model import (
     COLOUR_OF,
     INDEX,
@@ -26,11 +26,6 @@ from domain.common.codec import JSON
 from domain.common.colours import COLOURS, Colour
 from domain.common.scoring import best_assignment, rank_players
 from domain.common.seats import check_viewer
-
-
-def awaited(state: State) -> frozenset[int]:
-    seat = awaited_seat(state)
-    return frozenset() if seat is None else frozenset({seat})
 
 
 def pending(state: State) -> JSON:
@@ -65,7 +60,7 @@ def conflict_json(state: State) -> JSON | None:
     conflict = state.conflict
     if conflict is None:
         return None
-    attack, defence = strengths(state)
+    attack, defence = display.strengths(state)
     return {
         "kind": conflict.kind,
         "colour": conflict.colour.value,

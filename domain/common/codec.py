@@ -190,10 +190,6 @@ class TypeRegistry(Generic[T]):
         except KeyError:
             raise FormatError(f"unknown {self.kind} type {name!r}", "type") from None
 
-    def name_of(self, obj: T | type[T]) -> str:
-        cls = obj if isinstance(obj, type) else type(obj)
-        return self._names[cls][0]
-
     def version_of(self, obj: T | type[T]) -> int:
         cls = obj if isinstance(obj, type) else type(obj)
         return self._names[cls][1]

@@ -18,14 +18,14 @@ from domain.board import (
     format_board,
     legal_commands,
 )
-from domain.board.evolve import initial_state
+from domain.board.events import GameStarted
+from domain.board.setup import initial_state
 from domain.common.errors import RulesError
 
 Square = tuple[int, int]
 
-START_ROWS: list[str] = format_board(
-    initial_state(["a", "b"], 0, 0, {}).board, initial_state(["a", "b"], 0, 0, {}).treasures
-)
+_START = initial_state(GameStarted(("a", "b"), 0, 0))
+START_ROWS: list[str] = format_board(_START.board, _START.treasures)
 
 
 def rows_with(pieces: Mapping[Square, str]) -> list[str]:

@@ -19,6 +19,7 @@ from domain.board.model import (
     TILE_COUNTS,
     WAR_SUPPORT,
 )
+from domain.board.notation import diagram
 from domain.board.regions import Regions
 
 
@@ -28,7 +29,7 @@ def check_tiles_accounted(state: State) -> None:
         on_board = sum(1 for code in state.board if code in (FACE_UP + c, FACE_DOWN + c))
         in_hands = sum(h[c] for h in state.hands)
         total = on_board + in_hands + state.bag.count(c) + state.out[c]
-        assert total == TILE_COUNTS[c], f"colour {c}: {total} tiles\n{state}"
+        assert total == TILE_COUNTS[c], f"colour {c}: {total} tiles\n{diagram(state)}"
 
 
 def check_no_double_leaders(state: State) -> None:
@@ -38,7 +39,7 @@ def check_no_double_leaders(state: State) -> None:
     reg = Regions(state.board)
     for lead in reg.leaders:
         colours = [(state.board[sq] - LEADER) & 3 for sq in lead]
-        assert len(colours) == len(set(colours)), f"two leaders of a colour\n{state}"
+        assert len(colours) == len(set(colours)), f"two leaders of a colour\n{diagram(state)}"
 
 
 def check_leaders_by_temples(state: State) -> None:
@@ -46,7 +47,7 @@ def check_leaders_by_temples(state: State) -> None:
     for idx, sq in enumerate(state.leaders):
         if sq >= 0:
             assert state.board[sq] == LEADER + idx
-            assert any(state.board[n] == TEMPLE for n in NEIGHBOURS[sq]), f"{sq}\n{state}"
+            assert any(state.board[n] == TEMPLE for n in NEIGHBOURS[sq]), f"{sq}\n{diagram(state)}"
 
 
 def check_views_hide(state: State, viewers: Sequence[int | None] | None = None) -> None:
@@ -69,7 +70,7 @@ def check_views_hide(state: State, viewers: Sequence[int | None] | None = None) 
             seed=state.seed + 1,
             cache=None,
         )
-        assert view(scrambled, viewer) == view(state, viewer), f"viewer {viewer}\n{state}"
+        assert view(scrambled, viewer) == view(state, viewer), f"viewer {viewer}\n{diagram(state)}"
 
 
 def check_bookkeeping(state: State) -> None:
@@ -79,7 +80,7 @@ def check_bookkeeping(state: State) -> None:
     assert on_board + sum(state.catastrophes) == 2 * state.seat_count
     for m, tl in state.monuments:
         colours = {state.board[sq] - FACE_DOWN for sq in block(tl)}
-        assert len(colours) == 1 and colours <= set(MONUMENT_COLOURS[m]), f"{m}\n{state}"
+        assert len(colours) == 1 and colours <= set(MONUMENT_COLOURS[m]), f"{m}\n{diagram(state)}"
     face_down = sum(1 for code in state.board if FACE_DOWN <= code < CATASTROPHE)
     assert face_down == 4 * len(state.monuments)
     assert all(sum(h) <= 6 for h in state.hands)
@@ -96,7 +97,7 @@ def check_treasures_collected(state: State) -> None:
         if sq >= 0:
             rid = reg.label[sq]
             kept = sum(1 for t in state.treasures if reg.label[t] == rid)
-            assert kept <= 1, f"a trader's kingdom keeps {kept} treasures\n{state}"
+            assert kept <= 1, f"a trader's kingdom keeps {kept} treasures\n{diagram(state)}"
 
 
 def check_all(state: State) -> None:

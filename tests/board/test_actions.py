@@ -10,10 +10,15 @@ from domain.board import (
     PlaceLeader,
     PlaceTile,
     SwapTiles,
+    TilePlaced,
     TilesDrawn,
     TilesSwapped,
     TurnEnded,
+    decide,
+    dump_position,
+    evolve,
     legal_commands,
+    load_position,
 )
 from domain.board.model import REVOLT_SUPPORT
 from domain.common.colours import Colour
@@ -129,3 +134,24 @@ def test_end_of_turn_draws_in_order_from_active_player() -> None:
         TurnEnded(1),
     ]
     assert after.active == 2 and all(sum(h) == 6 for h in after.hands)
+
+
+def test_evolve_reuses_the_states_decide_computed_for_those_very_events_only() -> None:
+    # given a command that ends the turn: decide evolves its events to see it
+    state = pos({}, ("kkkk", "kk"), bag="bbgggg", actions_done=1)
+    events = decide(state, Pass(0))
+    assert isinstance(events[-1], TurnEnded)
+    # when the caller evolves them, it gets the states a fresh position also leads to
+    fresh = load_position(dump_position(state))  # equal, with nothing memoised
+    reused, recomputed = state, fresh
+    for event in events:
+        reused, recomputed = evolve(reused, event), evolve(recomputed, event)
+        assert reused == recomputed
+    # and decide's state is handed out once, for the event object decide returned
+    again = decide(state, Pass(0))
+    first = evolve(state, again[0])
+    assert evolve(state, again[0]) == first and evolve(state, again[0]) is not first
+    # and another event applied to that state is applied, whatever decide left behind
+    decide(state, Pass(0))
+    placed = evolve(state, TilePlaced(0, K, (10, 15)))
+    assert cell(placed, (10, 15)) == "k." and placed.hands[0][0] == 3

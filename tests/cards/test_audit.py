@@ -22,12 +22,12 @@ from domain.cards import (
     TakePoint,
     TurnBegan,
     WithdrawLeader,
+    build,
     decide,
     display_text,
     event_view,
     legal_commands,
     pending,
-    position,
     view,
 )
 from domain.cards.display import regions
@@ -55,7 +55,7 @@ def legal_all_accepted(state: State) -> None:
 # rule C-SCORE-1
 def test_a_point_reaches_the_leader_across_a_bridge_not_across_equal_depth() -> None:
     # column 0 and 1 are joined by bridge 0; column 2 is its own kingdom
-    state = position("c0: T:1g k k\nc1: T k k k\nc2: T k k\nb0: b", hands={0: "gg", 1: "g"})
+    state = build("c0: T:1g k k\nc1: T k k k\nc2: T k k\nb0: b", hands={0: "gg", 1: "g"})
     joined, _ = play(state, PlayCard(0, G, column=1))
     assert pending(joined)["awaiting"] == [1] and decision(joined) == "point"
     apart, _ = play(state, PlayCard(0, G, column=2))
@@ -65,14 +65,14 @@ def test_a_point_reaches_the_leader_across_a_bridge_not_across_equal_depth() -> 
 # rule C-SCORE-1
 def test_the_matching_leaders_owner_with_an_empty_hand_gets_nothing_not_the_king() -> None:
     # seat 1's trader is there but seat 1 holds no card; the king of seat 0 is no joker then
-    state = position("c0: T:1g k:0k", hands={0: "gg"})
+    state = build("c0: T:1g k:0k", hands={0: "gg"})
     after, _ = play(state, PlayCard(0, G, column=0))
     assert decision(after) == "action" and after.vp == ((), ())
 
 
 # rule C-SCORE-1
 def test_the_offer_comes_even_without_a_card_of_that_colour_and_allows_only_decline() -> None:
-    state = position("c0: T:1g", hands={0: "g", 1: "kk"})
+    state = build("c0: T:1g", hands={0: "g", 1: "kk"})
     offered, _ = play(state, PlayCard(0, G, column=0))
     assert awaiting(offered) == [1]
     assert list(legal_commands(offered, 1)) == [Decline(1)]
@@ -81,7 +81,7 @@ def test_the_offer_comes_even_without_a_card_of_that_colour_and_allows_only_decl
 
 # rule C-SCORE-2
 def test_the_king_of_another_player_scores_the_joker_point() -> None:
-    state = position("c0: T r:1k", hands={0: "b", 1: "b"})
+    state = build("c0: T r:1k", hands={0: "b", 1: "b"})
     offered, _ = play(state, PlayCard(0, B, column=0))
     assert pending(offered) == {
         "awaiting": [1],
@@ -95,7 +95,7 @@ def test_the_king_of_another_player_scores_the_joker_point() -> None:
 
 # rule C-SCORE-2
 def test_a_black_card_without_a_king_scores_nothing_even_with_other_leaders() -> None:
-    state = position("c0: T:1g r:1r", hands={0: "k", 1: "k"})
+    state = build("c0: T:1g r:1r", hands={0: "k", 1: "k"})
     after, _ = play(state, PlayCard(0, K, column=0))
     assert decision(after) == "action"
 
@@ -105,16 +105,16 @@ def test_a_black_card_without_a_king_scores_nothing_even_with_other_leaders() ->
 
 # rule C-CARD-1
 def test_a_ship_counts_as_one_of_the_eight_cards_of_a_column() -> None:
-    full = position("c0: T k r Sk k r b g k", hands={0: "g"})
+    full = build("c0: T k r Sk k r b g k", hands={0: "g"})
     refused(full, PlayCard(0, G, column=0), "C-CARD-1")
     assert PlayCard(0, G, column=0) not in list(legal_commands(full, 0))
 
 
 # rule C-CARD-2
 def test_a_bridge_needs_three_cards_on_both_sides_ships_counting() -> None:
-    state = position("c0: T k Sk b\nc1: T k r", hands={0: "g"})
+    state = build("c0: T k Sk b\nc1: T k r", hands={0: "g"})
     refused(state, PlayCard(0, G, bridge=0), "C-CARD-2")  # only 2 on the right
-    ok = position("c0: T k Sk b\nc1: T k r g", hands={0: "g"})
+    ok = build("c0: T k Sk b\nc1: T k r g", hands={0: "g"})
     after, _ = play(ok, PlayCard(0, G, bridge=0))
     assert after.bridges[0] is Card.GREEN
     assert PlayCard(0, G, bridge=0) in list(legal_commands(ok, 0))
@@ -123,31 +123,31 @@ def test_a_bridge_needs_three_cards_on_both_sides_ships_counting() -> None:
 
 # rule C-SHIP-1
 def test_a_run_of_four_counts_below_a_ship_but_not_across_it() -> None:
-    across = position("c0: T b b Sk b b", hands={0: "b"})
+    across = build("c0: T b b Sk b b", hands={0: "b"})
     after, _ = play(across, PlayCard(0, B, column=0))
     assert decision(after) == "action"
-    below = position("c0: T b Sk b b b", hands={0: "b"})
+    below = build("c0: T b Sk b b b", hands={0: "b"})
     after, _ = play(below, PlayCard(0, B, column=0))
     assert pending(after)["ships"] == ["red", "green"]  # the blue-black ship is built
 
 
 # rule C-SHIP-1
 def test_a_run_of_four_red_below_a_swapped_treasure_offers_the_red_ship() -> None:
-    state = position("c0: r r r r", hands={0: "r"})
+    state = build("c0: r r r r", hands={0: "r"})
     after, _ = play(state, PlayCard(0, R, column=0))
     assert pending(after)["ships"] == ["red"]
 
 
 # rule C-SHIP-1
 def test_a_run_that_does_not_end_with_the_card_just_played_builds_no_ship() -> None:
-    state = position("c0: T g g g g", hands={0: "k"})  # a ship was declined before
+    state = build("c0: T g g g g", hands={0: "k"})  # a ship was declined before
     after, _ = play(state, PlayCard(0, K, column=0))
     assert decision(after) == "action"
 
 
 # rule C-SHIP-2
 def test_a_run_of_five_loses_its_lowest_four_the_top_card_and_its_leader_stay() -> None:
-    state = position("c0: T k g:1k g g g:1g", hands={0: "g"})
+    state = build("c0: T k g:1k g g g:1g", hands={0: "g"})
     offered, _ = play(state, PlayCard(0, G, column=0))
     built, _ = play(offered, BuildShip(0, G))
     assert display_text(built).splitlines()[0] == "c0: T k g:1k Sg"
@@ -159,7 +159,7 @@ def test_a_run_of_five_loses_its_lowest_four_the_top_card_and_its_leader_stay() 
 
 # rule C-SHIP-2
 def test_a_ship_shortens_a_column_below_three_but_its_bridge_stays() -> None:
-    state = position("c0: T k b b b\nc1: T k k k\nb0: r", hands={0: "b"})
+    state = build("c0: T k b b b\nc1: T k k k\nb0: r", hands={0: "b"})
     offered, _ = play(state, PlayCard(0, B, column=0))
     built, _ = play(offered, BuildShip(0, R))
     assert display_text(built).splitlines()[0] == "c0: T k Sr"
@@ -168,7 +168,7 @@ def test_a_ship_shortens_a_column_below_three_but_its_bridge_stays() -> None:
 
 # rule C-SHIP-5
 def test_ship_points_are_one_per_leader_however_many_matching_ships() -> None:
-    state = position("c0: T b:0b Sk\nc1: T k Sr k\nb0: k", hands={0: "bbbk"})
+    state = build("c0: T b:0b Sk\nc1: T k Sr k\nb0: k", hands={0: "bbbk"})
     end, _ = play(state, Pass(0))
     assert pending(end) == {"awaiting": [0], "decision": "ship_points", "colours": ["blue"]}
     after, _ = play(end, TakePoint(0, B))
@@ -177,7 +177,7 @@ def test_ship_points_are_one_per_leader_however_many_matching_ships() -> None:
 
 # rule C-SHIP-5
 def test_ship_points_reach_a_ship_across_a_bridge_for_each_matching_leader() -> None:
-    state = position("c0: T k:0k b:0b\nc1: T g Sk g\nb0: r", hands={0: "kb"})
+    state = build("c0: T k:0k b:0b\nc1: T g Sk g\nb0: r", hands={0: "kb"})
     end, _ = play(state, Pass(0))
     assert pending(end)["colours"] == ["black", "blue"]
     once, _ = play(end, TakePoint(0, B))
@@ -188,7 +188,7 @@ def test_ship_points_reach_a_ship_across_a_bridge_for_each_matching_leader() -> 
 
 # rule C-SHIP-5
 def test_ship_points_only_for_the_player_whose_turn_ends_and_before_the_refill() -> None:
-    state = position("c0: T b:1b Sk", hands={0: "k", 1: "bbbbbbbb"}, pile="kkkkkkkkkkkkkkkk")
+    state = build("c0: T b:1b Sk", hands={0: "k", 1: "bbbbbbbb"}, pile="kkkkkkkkkkkkkkkk")
     after, _ = play(state, Pass(0))
     assert after.active == 1 and after.vp == ((), ())  # seat 1 scores at its own turn end
     end, _ = play(after, Pass(1))
@@ -205,14 +205,14 @@ def test_ship_points_only_for_the_player_whose_turn_ends_and_before_the_refill()
 
 # rule C-LEADER-1
 def test_a_leader_may_move_within_its_own_kingdom_without_a_revolt() -> None:
-    state = position("c0: T r:0r k k", hands={0: "r"})
+    state = build("c0: T r:0r k k", hands={0: "r"})
     moved, _ = play(state, PlaceLeader(0, R, column=0, depth=3))
     assert moved.conflict is None and moved.leader_spot(0, R) == 3 and moved.actions_left == 1
 
 
 # rule C-LEADER-1
 def test_variant_leader_colour_must_differ_treats_any_treasure_star_as_red() -> None:
-    state = position(
+    state = build(
         "c0: T k\nc1: r g", options=Options(leader_colour_must_differ=True), hands={0: "k"}
     )
     refused(state, PlaceLeader(0, R, column=0, depth=0), "C-LEADER-1")
@@ -231,17 +231,17 @@ def test_variant_leader_colour_must_differ_treats_any_treasure_star_as_red() -> 
 
 # rule C-LEADER-2
 def test_variant_allow_withdraw_costs_an_action_and_needs_a_leader_in_the_display() -> None:
-    state = position("c0: T k:0k", options=Options(allow_withdraw=True), hands={0: "k"})
+    state = build("c0: T k:0k", options=Options(allow_withdraw=True), hands={0: "k"})
     after, _ = play(state, WithdrawLeader(0, K))
     assert after.leader_spot(0, K) == -1 and after.actions_left == 1
     refused(after, WithdrawLeader(0, K), "C-LEADER-2")
     assert WithdrawLeader(0, K) not in list(legal_commands(after, 0))
-    refused(position("c0: T k:0k"), WithdrawLeader(0, K), "C-LEADER-2")
+    refused(build("c0: T k:0k"), WithdrawLeader(0, K), "C-LEADER-2")
 
 
 # rule C-LEADER-4
 def test_a_catastrophe_above_a_leader_lifts_it_and_it_still_blocks_its_card() -> None:
-    state = position("c0: T k r b:1b g", hands={0: "k"})
+    state = build("c0: T k r b:1b g", hands={0: "k"})
     after, _ = play(state, PlayCatastrophe(0, column=0, depth=1))
     assert display_text(after).splitlines()[0] == "c0: T r b:1b g"
     refused(after, PlaceLeader(0, K, column=0, depth=2), "C-LEADER-1")
@@ -258,7 +258,7 @@ def test_the_red_bonus_counts_for_treasures_swapped_treasures_and_red_bridges() 
         ("c0: r:1k k k k\nc1: T k k k\nb0: r", PlaceLeader(0, K, bridge=0)),
         ("c0: T k:1k k k\nc1: T k k k\nb0: r", PlaceLeader(0, K, bridge=0)),
     ):
-        revolt, _ = play(position(text, hands={0: "k", 1: "k"}), spot)
+        revolt, _ = play(build(text, hands={0: "k", 1: "k"}), spot)
         conflict = pending(revolt)["conflict"]
         assert conflict["attacker_strength"] == 1, text  # on the red bridge card
         defender_on_red = not text.startswith("c0: T k:1k")
@@ -267,7 +267,7 @@ def test_the_red_bonus_counts_for_treasures_swapped_treasures_and_red_bridges() 
 
 # rule C-REVOLT-3
 def test_a_revolt_cannot_be_declined_zero_cards_stay_out() -> None:
-    state = position("c0: T k:1g b", hands={0: "rk", 1: "r"})
+    state = build("c0: T k:1g b", hands={0: "rk", 1: "r"})
     revolt, _ = play(state, PlaceLeader(0, G, column=0, depth=2))
     refused(revolt, Decline(0), "C-REVOLT-3")
     assert [c.count for c in legal_commands(revolt, 0)] == [0, 1]  # type: ignore[union-attr]
@@ -275,7 +275,7 @@ def test_a_revolt_cannot_be_declined_zero_cards_stay_out() -> None:
 
 # rule C-REVOLT-4
 def test_a_revolt_lost_by_the_attacker_sends_the_newcomer_home_and_the_defender_scores() -> None:
-    state = position("c0: T r:1g b", hands={0: "r", 1: "r"})
+    state = build("c0: T r:1g b", hands={0: "r", 1: "r"})
     revolt, _ = play(state, PlaceLeader(0, G, column=0, depth=2), CommitCards(0, 1))
     done, _ = play(revolt, CommitCards(1, 0))  # 1 against 0 + 1: the defender wins the tie
     assert done.leader_spot(0, G) == -1 and done.leader_spot(1, G) == 1
@@ -290,7 +290,7 @@ WAR = "c0: T k:0g g g\nc1: T g k k\nc2: T k k k\nc3: T k:1g g k\nb0: k\nb2: k"
 
 # rule C-WAR-3
 def test_the_face_down_bridge_counts_for_neither_side_and_is_not_taken() -> None:
-    state = position(WAR, hands={0: "g", 1: "ggg"})
+    state = build(WAR, hands={0: "g", 1: "ggg"})
     war, _ = play(state, PlayCard(0, G, bridge=1))
     conflict = pending(war)["conflict"]
     assert (conflict["attacker_strength"], conflict["defender_strength"]) == (3, 1)
@@ -303,7 +303,7 @@ def test_the_face_down_bridge_counts_for_neither_side_and_is_not_taken() -> None
 
 # rule C-WAR-4
 def test_war_attacker_commits_first_and_cannot_decline() -> None:
-    state = position(WAR, hands={0: "g", 1: "g"})
+    state = build(WAR, hands={0: "g", 1: "g"})
     war, _ = play(state, PlayCard(0, G, bridge=1))
     assert awaiting(war) == [0]
     refused(war, Decline(0), "C-REVOLT-3")
@@ -312,7 +312,7 @@ def test_war_attacker_commits_first_and_cannot_decline() -> None:
 
 # rule C-WAR-5
 def test_the_losers_leader_goes_home_first_so_its_card_of_the_colour_is_taken() -> None:
-    state = position(
+    state = build(
         "c0: T k g:0g g\nc1: T g k k\nc2: T k k k\nc3: T k g:1g k\nb0: k\nb2: k",
         hands={0: "k", 1: "g"},
     )
@@ -325,7 +325,7 @@ def test_the_losers_leader_goes_home_first_so_its_card_of_the_colour_is_taken() 
 
 # rule C-WAR-5
 def test_a_red_war_never_takes_a_treasure_star_but_counts_it() -> None:
-    state = position("c0: T:0r k k\nc1: r r k k\nc2: T:1r r r k\nb0: k", hands={0: "k", 1: "k"})
+    state = build("c0: T:0r k k\nc1: r r k k\nc2: T:1r r r k\nb0: k", hands={0: "k", 1: "k"})
     war, _ = play(state, PlayCard(0, K, bridge=1))
     conflict = pending(war)["conflict"]
     # seat 0: two treasures* (one swapped) + one red card; seat 1: a treasure + two red
@@ -346,7 +346,7 @@ def test_a_red_war_never_takes_a_treasure_star_but_counts_it() -> None:
 
 # rule C-WAR-5
 def test_cards_holding_other_leaders_stay_and_the_other_leaders_move_up() -> None:
-    war_state = position(
+    war_state = build(
         "c0: T g g:0r g b:0b\nc1: T k:0g k k\nc2: T k:1g g k\nb0: k",
         hands={0: "k", 1: "k"},
     )
@@ -357,7 +357,7 @@ def test_cards_holding_other_leaders_stay_and_the_other_leaders_move_up() -> Non
         "c1: T k:0g k k",
         "c2: T k k",
     ]
-    lost = position(
+    lost = build(
         "c0: T g g:0r g b:0b\nc1: T k:0g k k\nc2: T k:1g g g g k\nb0: k",
         hands={0: "k", 1: "k"},
     )
@@ -370,7 +370,7 @@ def test_cards_holding_other_leaders_stay_and_the_other_leaders_move_up() -> Non
 # rule C-WAR-6
 def test_a_later_war_is_fought_with_strengths_after_the_first_one() -> None:
     text = "c0: T:0g k:0k g\nc1: T k k k\nc2: T k k k\nc3: T:1g k:1k g\nb0: k\nb2: k"
-    state = position(text, hands={0: "b", 1: ""})
+    state = build(text, hands={0: "b", 1: ""})
     joined, _ = play(state, PlayCard(0, B, bridge=1))
     assert pending(joined)["colours"] == ["black", "green"]
     green, _ = play(joined, ChooseWar(0, G), CommitCards(0, 0), CommitCards(1, 0))
@@ -383,7 +383,7 @@ def test_a_later_war_is_fought_with_strengths_after_the_first_one() -> None:
 
 # rule C-TRADER-1
 def test_swapped_treasures_do_not_count_for_the_two_treasures() -> None:
-    state = position("c0: r k k k\nc1: T:0g k k k\nc2: T b b b", hands={0: "rk"})
+    state = build("c0: r k k k\nc1: T:0g k k k\nc2: T b b b", hands={0: "rk"})
     joined, _ = play(state, PlayCard(0, K, bridge=0))
     assert decision(joined) == "action"  # one treasure card and one swapped: no swap
     two, _ = play(state, PlayCard(0, K, bridge=1))
@@ -392,7 +392,7 @@ def test_swapped_treasures_do_not_count_for_the_two_treasures() -> None:
 
 # rule C-TRADER-1
 def test_the_war_winners_trader_swaps_after_the_wars() -> None:
-    state = position("c0: T:0g k k k\nc1: T k k k\nc2: T:1g k k k\nb0: k", hands={0: "k", 1: "rr"})
+    state = build("c0: T:0g k k k\nc1: T k k k\nc2: T:1g k k k\nb0: k", hands={0: "k", 1: "rr"})
     war, _ = play(state, PlayCard(0, K, bridge=1), CommitCards(0, 0))
     done, _ = play(war, CommitCards(1, 0))  # 0 against 0: the defender, seat 1, wins
     assert done.leader_spot(0, G) == -1
@@ -416,7 +416,7 @@ def test_no_swap_when_the_trader_left_the_kingdom_of_the_bridge() -> None:
     # as in the German example: the loser's green bridge goes, its side splits
     # off, and the kingdom of the bridge keeps one treasure card only
     text = "c0: T:0g k k k\nc1: T k k k\nc2: r:1g k k k\nb0: g"
-    state = position(text, hands={0: "k", 1: "grr"})
+    state = build(text, hands={0: "k", 1: "grr"})
     war, _ = play(state, PlayCard(0, K, bridge=1), CommitCards(0, 0))
     done, _ = play(war, CommitCards(1, 1))  # 1 against 1: the defender wins
     assert done.leader_spot(0, G) == -1 and done.bridges[0] is None
@@ -429,7 +429,7 @@ def test_no_swap_when_the_trader_left_the_kingdom_of_the_bridge() -> None:
 
 # rule C-CAT-1
 def test_the_catastrophe_takes_a_bridge_or_column_card_but_not_a_leaders_bridge() -> None:
-    state = position("c0: T k k k\nc1: T k k k\nb0: g:1k", hands={0: "k"})
+    state = build("c0: T k k k\nc1: T k k k\nb0: g:1k", hands={0: "k"})
     refused(state, PlayCatastrophe(0, bridge=0), "C-CAT-1")
     assert PlayCatastrophe(0, bridge=0) not in list(legal_commands(state, 0))
     refused(state, PlayCatastrophe(0, bridge=1), "C-CAT-1")  # no card there
@@ -438,7 +438,7 @@ def test_the_catastrophe_takes_a_bridge_or_column_card_but_not_a_leaders_bridge(
 
 # rule C-TURN-1
 def test_pass_ends_the_turn_even_with_two_actions_left() -> None:
-    state = position("", hands={0: "k"}, pile="kkkkkkkkkkkkkkkk")
+    state = build("", hands={0: "k"}, pile="kkkkkkkkkkkkkkkk")
     after, events = play(state, Pass(0))
     assert after.active == 1 and after.actions_left == 2
     assert TurnBegan(2, 1) in events
@@ -446,7 +446,7 @@ def test_pass_ends_the_turn_even_with_two_actions_left() -> None:
 
 # rule C-TURN-3
 def test_hands_refill_from_the_active_player_on_clockwise() -> None:
-    state = position(
+    state = build(
         "",
         seats=3,
         active=1,
@@ -462,10 +462,10 @@ def test_hands_refill_from_the_active_player_on_clockwise() -> None:
 
 # rule C-END-1
 def test_an_exactly_sufficient_pile_refills_and_play_goes_on() -> None:
-    state = position("", hands={0: "kkkkkkkr", 1: "kkkkkkk"}, pile="bg")
+    state = build("", hands={0: "kkkkkkkr", 1: "kkkkkkk"}, pile="bg")
     after, events = play(state, PlayCard(0, R, column=0), Pass(0))
     assert after.over is None and after.pile_size == 0 and after.active == 1
-    short = position("", hands={0: "kkkkkkkr", 1: "kkkkkkk"}, pile="b")
+    short = build("", hands={0: "kkkkkkkr", 1: "kkkkkkk"}, pile="b")
     over, events = play(short, PlayCard(0, R, column=0), Pass(0))
     assert over.over == "pile" and events[-1] == GameEnded("pile")
     assert not any(isinstance(e, CardsDrawn) for e in events)  # nobody draws
@@ -474,10 +474,10 @@ def test_an_exactly_sufficient_pile_refills_and_play_goes_on() -> None:
 
 # rule C-END-2
 def test_only_unswapped_treasures_count_for_the_end() -> None:
-    two = position("c0: T\nc1: T\nc2: r\nc3: r\nc4: r\nc5: r\nc6: r\nc7: r", hands={0: "k"})
+    two = build("c0: T\nc1: T\nc2: r\nc3: r\nc4: r\nc5: r\nc6: r\nc7: r", hands={0: "k"})
     after, _ = play(two, Pass(0))
     assert after.over is None
-    one = position("c0: T\nc1: r\nc2: r\nc3: r\nc4: r\nc5: r\nc6: r\nc7: r", hands={0: "k"})
+    one = build("c0: T\nc1: r\nc2: r\nc3: r\nc4: r\nc5: r\nc6: r\nc7: r", hands={0: "k"})
     after, events = play(one, Pass(0))
     assert after.over == "treasures" and isinstance(events[-1], GameEnded)
     assert any(isinstance(e, CardsDrawn) for e in events)  # hands are refilled first
@@ -493,26 +493,24 @@ FULL = (
 # rule C-END-1
 def test_a_frozen_display_ends_the_game_only_when_no_card_can_leave_a_hand() -> None:
     hands = {0: "kkkkkkkk", 1: "kkkkkkkk"}
-    frozen = position(FULL, hands=hands, catastrophes=(False, False))
+    frozen = build(FULL, hands=hands, catastrophes=(False, False))
     after, events = play(frozen, Pass(0))
     assert after.over == "blocked" and events[-1] == GameEnded("blocked")
     # a red card can still be spent in a revolt: the game goes on
-    red = position(FULL, hands={0: "kkkkkkkk", 1: "kkkkkkkr"}, catastrophes=(False, False))
+    red = build(FULL, hands={0: "kkkkkkkk", 1: "kkkkkkkr"}, catastrophes=(False, False))
     after, _ = play(red, Pass(0))
     assert after.over is None
     # a catastrophe card can still make room: the game goes on
-    cat = position(FULL, hands=hands, catastrophes=(False, True))
+    cat = build(FULL, hands=hands, catastrophes=(False, True))
     after, _ = play(cat, Pass(0))
     assert after.over is None
     # a red card drawn in the refill counts too
-    drawn = position(
-        FULL, hands={0: "kkkkkkk", 1: "kkkkkkkk"}, catastrophes=(False, False), pile="rk"
-    )
+    drawn = build(FULL, hands={0: "kkkkkkk", 1: "kkkkkkkk"}, catastrophes=(False, False), pile="rk")
     after, _ = play(drawn, Pass(0))
     assert after.over is None and after.hands[0] == (7, 1, 0, 0)
     # a colour a built ship serves can still score ship points
     ship = FULL.replace("c0: T k k k k k k k k", "c0: T k k k k k k k Sr")
-    shipped = position(ship, hands={0: "kkkkkkkb", 1: "kkkkkkkk"}, catastrophes=(False, False))
+    shipped = build(ship, hands={0: "kkkkkkkb", 1: "kkkkkkkk"}, catastrophes=(False, False))
     after, _ = play(shipped, Pass(0))
     assert after.over is None
 
@@ -522,13 +520,13 @@ def test_a_frozen_display_ends_the_game_only_when_no_card_can_leave_a_hand() -> 
 
 # rule C-VP-1
 def test_no_view_reveals_a_vp_pile_below_its_top_card_until_the_end() -> None:
-    a = position("c0: T:0g", vp={0: "kkrbT", 1: "gg"}, hands={0: "g"})
-    b = position("c0: T:0g", vp={0: "gbgbT", 1: "kg"}, hands={0: "g"})
+    a = build("c0: T:0g", vp={0: "kkrbT", 1: "gg"}, hands={0: "g"})
+    b = build("c0: T:0g", vp={0: "gbgbT", 1: "kg"}, hands={0: "g"})
     for viewer in (0, 1, None):
         assert view(a, viewer) == view(b, viewer), viewer
     assert view(update(a, over="pile"), 0) != view(update(b, over="pile"), 0)
     opened = Options(open_vp_piles=True)
-    c = position("c0: T:0g", vp={0: "kkrbT"}, hands={0: "g"}, options=opened)
+    c = build("c0: T:0g", vp={0: "kkrbT"}, hands={0: "g"}, options=opened)
     assert view(c, None)["players"][0]["vp"] == {
         "black": 2,
         "red": 1,
@@ -540,7 +538,7 @@ def test_no_view_reveals_a_vp_pile_below_its_top_card_until_the_end() -> None:
 
 # rule C-HIDDEN-1
 def test_the_face_down_bridge_card_stays_hidden_in_views_and_events() -> None:
-    state = position(WAR, hands={0: "g", 1: "g"})
+    state = build(WAR, hands={0: "g", 1: "g"})
     war, events = play(state, PlayCard(0, G, bridge=1))
     played = next(e for e in events if isinstance(e, CardPlayed))
     assert war.face_down == 1

@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from domain.cards import RULES, dump_position, load_position, position
-from domain.cards.messages import PlayCard
+from domain.cards import RULES, build, dump_position, load_position
+from domain.cards.commands import PlayCard
 from domain.common.colours import Colour
 from domain.common.errors import FormatError
 
@@ -111,7 +111,7 @@ def _changed(data: dict[str, Any], path: tuple[str | int, ...], value: Any) -> d
 def test_a_position_of_inexact_type_is_a_format_error_naming_the_field(
     path: tuple[str | int, ...], value: Any, field: str
 ) -> None:
-    state = position("c0: T:0g k")
+    state = build("c0: T:0g k")
     data = dump_position(state)
     assert load_position(data) == state  # the unchanged position reads back
 

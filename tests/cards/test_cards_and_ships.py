@@ -12,10 +12,10 @@ from domain.cards import (
     PointScored,
     ShipBuilt,
     TakePoint,
+    build,
     display_text,
     legal_commands,
     pending,
-    position,
 )
 from domain.cards.model import Card
 from domain.common.colours import Colour
@@ -27,7 +27,7 @@ K, R, B, G = Colour.BLACK, Colour.RED, Colour.BLUE, Colour.GREEN
 
 # rule C-CARD-1
 def test_a_card_goes_below_the_lowest_card_of_a_column_of_fewer_than_eight() -> None:
-    state = position("c0: T k r\nc1: T k r b g k r b g", hands={0: "gg"})
+    state = build("c0: T k r\nc1: T k r b g k r b g", hands={0: "gg"})
     after, _ = play(state, PlayCard(0, G, column=0))
     assert display_text(after).splitlines()[0] == "c0: T k r g"
     after, _ = play(state, PlayCard(0, G, column=2))
@@ -37,7 +37,7 @@ def test_a_card_goes_below_the_lowest_card_of_a_column_of_fewer_than_eight() -> 
 
 # rule C-CARD-2
 def test_a_bridge_needs_an_empty_slot_and_three_cards_on_both_sides() -> None:
-    state = position("c0: T k r b\nc1: T k r b\nc2: T k r\nc3: T k r b\nb2: g", hands={0: "gg"})
+    state = build("c0: T k r b\nc1: T k r b\nc2: T k r\nc3: T k r b\nb2: g", hands={0: "gg"})
     after, _ = play(state, PlayCard(0, G, bridge=0))
     assert after.bridges[0] is Card.GREEN
     refused(state, PlayCard(0, G, bridge=1), "C-CARD-2")  # column 2 holds only 2 cards
@@ -47,7 +47,7 @@ def test_a_bridge_needs_an_empty_slot_and_three_cards_on_both_sides() -> None:
 
 # rule C-SCORE-1
 def test_the_owner_of_the_matching_leader_may_score_from_hand_even_when_not_active() -> None:
-    state = position("c0: T r:1g", hands={0: "g", 1: "gk"})
+    state = build("c0: T r:1g", hands={0: "g", 1: "gk"})
     offered, _ = play(state, PlayCard(0, G, column=0))
     assert pending(offered) == {
         "awaiting": [1],
@@ -65,31 +65,31 @@ def test_the_owner_of_the_matching_leader_may_score_from_hand_even_when_not_acti
 
 # rule C-SCORE-1
 def test_a_point_needs_a_card_of_that_colour_in_hand() -> None:
-    state = position("c0: T r:1g", hands={0: "g", 1: "k"})
+    state = build("c0: T r:1g", hands={0: "g", 1: "k"})
     offered, _ = play(state, PlayCard(0, G, column=0))
     assert list(legal_commands(offered, 1)) == [Decline(1)]
     refused(offered, TakePoint(1, G), "C-SCORE-1")
-    empty = position("c0: T r:1g", hands={0: "g"})  # an empty hand: nothing to offer
+    empty = build("c0: T r:1g", hands={0: "g"})  # an empty hand: nothing to offer
     after, _ = play(empty, PlayCard(0, G, column=0))
     assert decision(after) == "action"
 
 
 # rule C-SCORE-2
 def test_the_king_is_a_joker_only_without_a_leader_of_the_colour() -> None:
-    state = position("c0: T k:1k", hands={0: "bb", 1: "bb"})
+    state = build("c0: T k:1k", hands={0: "bb", 1: "bb"})
     offered, _ = play(state, PlayCard(0, B, column=0))
     assert awaiting(offered) == [1] and pending(offered)["colour"] == "blue"
-    with_farmer = position("c0: T k:1k r:0b", hands={0: "bb", 1: "bb"})
+    with_farmer = build("c0: T k:1k r:0b", hands={0: "bb", 1: "bb"})
     offered, _ = play(with_farmer, PlayCard(0, B, column=0))
     assert awaiting(offered) == [0]  # the farmer's owner, not the king's
-    no_king = position("c0: T r:1r", hands={0: "bb", 1: "bb"})
+    no_king = build("c0: T r:1r", hands={0: "bb", 1: "bb"})
     after, _ = play(no_king, PlayCard(0, B, column=0))
     assert decision(after) == "action"
 
 
 # rule C-SCORE-3
 def test_a_bridge_card_scores_nothing() -> None:
-    state = position("c0: T b:0b k b\nc1: T k k k", hands={0: "bb"})
+    state = build("c0: T b:0b k b\nc1: T k k k", hands={0: "bb"})
     bridged, _ = play(state, PlayCard(0, B, bridge=0))
     assert decision(bridged) == "action" and bridged.vp[0] == ()
     column, _ = play(state, PlayCard(0, B, column=0))
@@ -98,7 +98,7 @@ def test_a_bridge_card_scores_nothing() -> None:
 
 # rule C-SHIP-1
 def test_four_in_a_run_offer_a_ship_blue_any_other_colour_its_own() -> None:
-    blue = position("c0: T b b b", hands={0: "b"})
+    blue = build("c0: T b b b", hands={0: "b"})
     offered, _ = play(blue, PlayCard(0, B, column=0))
     assert pending(offered) == {
         "awaiting": [0],
@@ -107,31 +107,31 @@ def test_four_in_a_run_offer_a_ship_blue_any_other_colour_its_own() -> None:
         "ships": ["black", "red", "green"],
         "run": "blue",
     }
-    green = position("c0: T g g g", hands={0: "g"})
+    green = build("c0: T g g g", hands={0: "g"})
     offered, _ = play(green, PlayCard(0, G, column=0))
     assert pending(offered)["ships"] == ["green"]
     refused(offered, BuildShip(0, R), "C-SHIP-1")
-    gone = position("c0: T g g g", hands={0: "g"}, ships=(Card.SHIP_BLACK, Card.SHIP_RED))
+    gone = build("c0: T g g g", hands={0: "g"}, ships=(Card.SHIP_BLACK, Card.SHIP_RED))
     after, _ = play(gone, PlayCard(0, G, column=0))
     assert decision(after) == "action"  # the blue-green ship is built already
     for text in ("c0: T g g", "c0: T g g b g", "c0: T g g g Sk"):
-        after, _ = play(position(text, hands={0: "g"}), PlayCard(0, G, column=0))
+        after, _ = play(build(text, hands={0: "g"}), PlayCard(0, G, column=0))
         assert decision(after) == "action", text  # no run of four (ships break runs)
-    treasure_run = position("c0: T r r r", hands={0: "r"})
+    treasure_run = build("c0: T r r r", hands={0: "r"})
     after, _ = play(treasure_run, PlayCard(0, R, column=0))
     assert decision(after) == "ship"  # four red below the treasure*
 
 
 # rule C-SHIP-1
 def test_the_treasure_star_does_not_count_in_a_run() -> None:
-    state = position("c0: r r r", hands={0: "r"})  # a swapped treasure* and two red cards
+    state = build("c0: r r r", hands={0: "r"})  # a swapped treasure* and two red cards
     after, _ = play(state, PlayCard(0, R, column=0))
     assert decision(after) == "action"
 
 
 # rule C-SHIP-2
 def test_building_a_ship_replaces_the_lowest_four_and_sends_their_leaders_home() -> None:
-    state = position("c0: T b b b:1r b b:1g", hands={0: "b", 1: "k"})
+    state = build("c0: T b b b:1r b b:1g", hands={0: "b", 1: "k"})
     state, _ = play(state, PlaceLeader(0, K, column=0, depth=1))
     offered, _ = play(state, PlayCard(0, B, column=0))
     assert decision(offered) == "ship"
@@ -146,7 +146,7 @@ def test_building_a_ship_replaces_the_lowest_four_and_sends_their_leaders_home()
 
 # rule C-SHIP-3
 def test_cards_go_below_a_ship_but_no_leader_on_it_and_no_catastrophe_on_it() -> None:
-    state = position("c0: T k Sr", hands={0: "k"})
+    state = build("c0: T k Sr", hands={0: "k"})
     after, _ = play(state, PlayCard(0, K, column=0))
     assert display_text(after).splitlines()[0] == "c0: T k Sr k"
     refused(state, PlaceLeader(0, K, column=0, depth=2), "C-SHIP-3")
@@ -156,7 +156,7 @@ def test_cards_go_below_a_ship_but_no_leader_on_it_and_no_catastrophe_on_it() ->
 
 # rule C-SHIP-4
 def test_the_point_comes_before_the_ship() -> None:
-    state = position("c0: T:0b b b b", hands={0: "bb"})
+    state = build("c0: T:0b b b b", hands={0: "bb"})
     offered, _ = play(state, PlayCard(0, B, column=0))
     assert decision(offered) == "point"
     after, _ = play(offered, TakePoint(0, B))
@@ -167,7 +167,7 @@ def test_the_point_comes_before_the_ship() -> None:
 # rule C-SHIP-5
 def test_ship_points_at_the_end_of_the_own_turn_per_leader_without_king_joker() -> None:
     text = "c0: T k:0k Sk\nc1: T r:0b\nc2: T Sg g:0r\nc3: T r:1b Sr"
-    state = position(text, hands={0: "kkbbr", 1: "bb"})
+    state = build(text, hands={0: "kkbbr", 1: "bb"})
     end, _ = play(state, Pass(0))
     # king with the blue-black ship; the priest's kingdom has a blue-green ship: no point
     assert pending(end) == {"awaiting": [0], "decision": "ship_points", "colours": ["black"]}

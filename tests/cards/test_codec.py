@@ -45,10 +45,10 @@ def test_malformed_commands_are_format_errors(body: dict[str, object]) -> None:
 
 
 def test_a_position_needs_exactly_one_of_column_and_bridge() -> None:
-    from domain.cards import PlayCard, PlayCatastrophe, decide, position
+    from domain.cards import PlayCard, PlayCatastrophe, build, decide
     from domain.common.colours import Colour
 
-    state = position("c0: T k", hands={0: "k"})
+    state = build("c0: T k", hands={0: "k"})
     for command in (
         PlayCard(0, Colour.BLACK),
         PlayCard(0, Colour.BLACK, column=1, bridge=1),
@@ -62,7 +62,7 @@ def test_a_position_needs_exactly_one_of_column_and_bridge() -> None:
 
 
 def test_the_rules_object_describes_the_card_game() -> None:
-    from domain.cards import CardsDrawn, PlayCard, fold, position
+    from domain.cards import CardsDrawn, PlayCard, build, fold
     from domain.common.colours import Colour
 
     assert (RULES.kind, RULES.min_seats, RULES.max_seats) == ("cards", 2, 4)
@@ -77,5 +77,5 @@ def test_the_rules_object_describes_the_card_game() -> None:
         "actions_left": 2,
     }
     assert RULES.is_over(state) is False and RULES.result(state) is None
-    first = RULES.decide(position("", hands={0: "kk"}), PlayCard(0, Colour.BLACK, column=0))
+    first = RULES.decide(build("", hands={0: "kk"}), PlayCard(0, Colour.BLACK, column=0))
     assert not any(isinstance(e, CardsDrawn) for e in first)  # no refill in mid-turn

@@ -16,9 +16,9 @@ from domain.cards import (
     PlayCard,
     TakePoint,
     TurnBegan,
+    build,
     event_view,
     fold,
-    position,
     view,
 )
 from domain.cards.model import update
@@ -31,7 +31,7 @@ K, R, B, G = Colour.BLACK, Colour.RED, Colour.BLUE, Colour.GREEN
 
 # rule C-VP-1
 def test_only_the_top_card_of_every_vp_pile_is_visible_even_to_its_owner() -> None:
-    state = position("c0: T:0g", vp={0: "kgT", 1: "r"}, hands={0: "g"})
+    state = build("c0: T:0g", vp={0: "kgT", 1: "r"}, hands={0: "g"})
     for viewer in (0, 1, None):
         players = view(state, viewer)["players"]
         assert [p["vp_top"] for p in players] == ["treasure", "red"]
@@ -43,7 +43,7 @@ def test_only_the_top_card_of_every_vp_pile_is_visible_even_to_its_owner() -> No
 
 # rule C-VP-1
 def test_variant_open_vp_piles_shows_every_pile_by_colour_to_everybody() -> None:
-    state = position("", vp={0: "kgT", 1: "r"}, options=Options(open_vp_piles=True))
+    state = build("", vp={0: "kgT", 1: "r"}, options=Options(open_vp_piles=True))
     players = view(state, 1)["players"]
     assert players[0]["vp"] == {"black": 1, "red": 0, "blue": 0, "green": 1, "treasure": 1}
     assert players[1]["vp"]["red"] == 1 and "vp_order" not in players[0]
@@ -55,11 +55,11 @@ def test_variant_open_vp_piles_shows_every_pile_by_colour_to_everybody() -> None
 
 # rule C-END-1
 def test_the_game_ends_when_the_pile_cannot_refill_every_hand() -> None:
-    short = position("", hands={0: "kkkkkkkk", 1: "rrrrrrr"}, pile="kk")
+    short = build("", hands={0: "kkkkkkkk", 1: "rrrrrrr"}, pile="kk")
     after, events = play(short, PlayCard(0, K, column=0), PlayCard(0, K, column=1))
     assert events[-1] == GameEnded("pile") and after.over == "pile"  # 3 cards needed, 2 left
     refused(after, Pass(1), "C-END-1", GameOver)
-    enough = position("", hands={0: "kkkkkkkk", 1: "rrrrrrr"}, pile="kkb")
+    enough = build("", hands={0: "kkkkkkkk", 1: "rrrrrrr"}, pile="kkb")
     after, events = play(enough, PlayCard(0, K, column=0), PlayCard(0, K, column=1))
     assert isinstance(events[-1], TurnBegan) and after.pile_size == 0
 
@@ -67,7 +67,7 @@ def test_the_game_ends_when_the_pile_cannot_refill_every_hand() -> None:
 # rule C-END-2
 def test_the_game_ends_when_one_treasure_card_is_left_in_the_display() -> None:
     text = "\n".join(f"c{c}: r" for c in range(6)) + "\nc6: T:0g k k k\nc7: T k k k"
-    state = position(text, hands={0: "rk"})
+    state = build(text, hands={0: "rk"})
     after, events = play(state, PlayCard(0, K, bridge=6))
     assert RULES.pending(after)["decision"] == "treasure_swap"
     swapped, events = play(
@@ -83,7 +83,7 @@ def test_the_game_ends_when_one_treasure_card_is_left_in_the_display() -> None:
 
 # rule C-END-3
 def test_final_score_is_the_weakest_colour_with_treasures_as_free_jokers() -> None:
-    state = update(position("", vp={0: "kkrrbbgTT", 1: "kkkrrrbbbg"}), over="pile")
+    state = update(build("", vp={0: "kkrrbbgTT", 1: "kkkrrrbbbg"}), over="pile")
     result = RULES.result(state)
     assert result is not None
     zero, one = result["players"]
@@ -94,10 +94,10 @@ def test_final_score_is_the_weakest_colour_with_treasures_as_free_jokers() -> No
     assert one["key"] == [1, 3, 3, 3] and one["score"] == 1
     assert result["places"] == [[0], [1]]
     assert RULES.result(update(state, over=None)) is None  # no result before the end
-    tie = update(position("", vp={0: "kkrrbbgg", 1: "kkrrbbgg"}), over="pile")
+    tie = update(build("", vp={0: "kkrrbbgg", 1: "kkrrbbgg"}), over="pile")
     result = RULES.result(tie)
     assert result is not None and result["places"] == [[0, 1]]
-    second = update(position("", vp={0: "krrbbgg", 1: "krrrbbgg"}), over="pile")
+    second = update(build("", vp={0: "krrbbgg", 1: "krrrbbgg"}), over="pile")
     result = RULES.result(second)
     assert result is not None and result["places"] == [[1], [0]]  # second weakest decides
 
@@ -144,7 +144,7 @@ def test_a_refusal_after_the_end_names_the_rule_the_game_ended_under(
     reason: str, rule: str
 ) -> None:
     # given a game that ended for ``reason``
-    state = update(position("", hands={0: "kr", 1: "b"}), over=reason)
+    state = update(build("", hands={0: "kr", 1: "b"}), over=reason)
     # when any seat sends any command, then it is refused naming that rule, nothing changes
     refused(state, Pass(0), rule, GameOver)
     refused(state, PlayCard(1, K, column=0), rule, GameOver)
@@ -152,7 +152,7 @@ def test_a_refusal_after_the_end_names_the_rule_the_game_ended_under(
 
 
 def test_point_scoring_commands_are_refused_when_game_is_over() -> None:
-    state = update(position("", hands={0: "k"}), over="pile")
+    state = update(build("", hands={0: "k"}), over="pile")
     refused(state, TakePoint(0, K), "C-END-1", GameOver)
     assert list(RULES.legal_commands(state, 0)) == [] and RULES.awaited(state) == frozenset()
     assert state.vp[0] == () and state.hands[0][0] == 1

@@ -20,9 +20,9 @@ from domain.cards import (
     PlayCatastrophe,
     SwapTreasure,
     TakePoint,
+    build,
     display_text,
     pending,
-    position,
 )
 from domain.cards.display import regions
 from domain.cards.model import Card, update
@@ -35,7 +35,7 @@ LION, VASE, BOW, BULL = 0, 1, 2, 3
 
 # rule C-SCORE-1
 def test_example_trader_point_lion_trader_on_a_red_card_green_card_below() -> None:
-    state = position("c2: T r", seats=4, active=LION, hands={LION: "gg"})
+    state = build("c2: T r", seats=4, active=LION, hands={LION: "gg"})
     state, _ = play(state, PlaceLeader(LION, G, column=2, depth=1))  # 1st action
     state, _ = play(state, PlayCard(LION, G, column=2))  # 2nd action
     assert pending(state) == {
@@ -50,7 +50,7 @@ def test_example_trader_point_lion_trader_on_a_red_card_green_card_below() -> No
 
 # rule C-SCORE-2
 def test_example_king_as_joker_two_green_points() -> None:
-    state = position("c1: T k:0k b", seats=4, active=LION, hands={LION: "gggg"})
+    state = build("c1: T k:0k b", seats=4, active=LION, hands={LION: "gggg"})
     for _ in range(2):
         state, _ = play(state, PlayCard(LION, G, column=1))
         assert awaiting(state) == [LION]
@@ -60,7 +60,7 @@ def test_example_king_as_joker_two_green_points() -> None:
 
 # rule C-TRADER-1
 def test_example_treasure_swap_after_joining() -> None:
-    state = position("c3: T g:0g k r\nc4: T b b k", seats=4, active=LION, hands={LION: "kr"})
+    state = build("c3: T g:0g k r\nc4: T b b k", seats=4, active=LION, hands={LION: "kr"})
     state, _ = play(state, PlayCard(LION, K, bridge=3))  # the black card between the treasures
     assert decision(state) == "treasure_swap" and awaiting(state) == [LION]
     state, _ = play(state, SwapTreasure(LION, 4))
@@ -71,9 +71,7 @@ def test_example_treasure_swap_after_joining() -> None:
 
 # rule C-CAT-2
 def test_example_catastrophe_splits_a_kingdom() -> None:
-    state = position(
-        "c5: T k:0k r g\nc6: T g g:1g r\nb5: b", seats=4, active=LION, hands={LION: "gg"}
-    )
+    state = build("c5: T k:0k r g\nc6: T g g:1g r\nb5: b", seats=4, active=LION, hands={LION: "gg"})
     assert regions(state)[5] == regions(state)[6]
     state, _ = play(state, PlayCatastrophe(LION, bridge=5))  # removes the blue card
     assert state.destroyed == (Card.BLUE,) and state.catastrophes[LION] is False
@@ -84,7 +82,7 @@ def test_example_catastrophe_splits_a_kingdom() -> None:
 
 # rule C-REVOLT-3
 def test_example_revolt_bow_three_red_against_lion_one_plus_zero() -> None:
-    state = position("c0: T r:0g k", seats=4, active=BOW, hands={BOW: "rrrk", LION: "rk"})
+    state = build("c0: T r:0g k", seats=4, active=BOW, hands={BOW: "rrrk", LION: "rk"})
     state, _ = play(state, PlaceLeader(BOW, G, column=0, depth=2))  # (A)
     assert pending(state)["conflict"]["defender_strength"] == 1  # the lion's trader on a red card
     state, _ = play(state, CommitCards(BOW, 3))  # (B) 3:1
@@ -106,9 +104,7 @@ def test_example_war_lion_3_plus_2_against_bull_1_plus_4() -> None:
             "c2: r:2g g r:2r k",  # kingdom 2: the bull's trader on a swapped treasure*, 1 green
         ]
     )
-    state = position(
-        text, seats=4, active=vase, hands={vase: "g", lion: "gg", bull: "gggg", bow: "k"}
-    )
+    state = build(text, seats=4, active=vase, hands={vase: "g", lion: "gg", bull: "gggg", bow: "k"})
     state, _ = play(state, PlayCard(vase, G, bridge=1))  # (A) joins kingdoms 1 and 2
     assert pending(state)["colours"] == ["red", "green"]  # two external conflicts
     state, _ = play(state, ChooseWar(vase, G))  # the vase is not part of the green one
@@ -140,7 +136,7 @@ def test_example_war_lion_3_plus_2_against_bull_1_plus_4() -> None:
 
 # rule C-SHIP-1
 def test_example_ship_fourth_blue_card_blue_black_ship_and_end_of_turn_points() -> None:
-    state = position("c5: T:3k r b b b", seats=4, active=BULL, hands={BULL: "bkk", BOW: "bb"})
+    state = build("c5: T:3k r b b b", seats=4, active=BULL, hands={BULL: "bkk", BOW: "bb"})
     state, _ = play(state, PlayCard(BULL, B, column=5))  # the 4th blue card
     assert decision(state) == "point"  # the king is the joker for blue (C-SCORE-2)
     state, _ = play(state, Decline(BULL))
@@ -165,7 +161,7 @@ def test_example_final_table_bow_wins_with_weakest_five_then_lion_bull_vase() ->
         BULL: "g" * 4 + "r" * 9 + "b" * 5 + "k" * 6,
         VASE: "g" * 9 + "r" * 7 + "b" * 8 + "k" * 3,
     }
-    state = update(position("", seats=4, vp=piles), over="pile")
+    state = update(build("", seats=4, vp=piles), over="pile")
     result = RULES.result(state)
     assert result is not None
     assert result["places"] == [[BOW], [LION], [BULL], [VASE]]

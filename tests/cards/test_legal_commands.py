@@ -28,7 +28,7 @@ from domain.cards import (
     fold,
     legal_commands,
 )
-from domain.cards.decider import awaited_seat
+from domain.cards.flow import awaited_seat
 from domain.common.autoplay import play_random_game
 from domain.common.colours import COLOURS
 from domain.common.errors import RulesError

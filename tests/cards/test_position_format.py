@@ -10,14 +10,14 @@ import pytest
 
 from domain.cards import (
     RULES,
+    build,
     decide,
     dump_position,
     evolve,
     legal_commands,
     load_position,
-    position,
 )
-from domain.cards.decider import awaited_seat
+from domain.cards.flow import awaited_seat
 from domain.common.autoplay import play_random_game
 from domain.common.errors import FormatError
 from tests.cards.test_random_games import options_for
@@ -48,7 +48,7 @@ def test_a_loaded_position_plays_on_like_the_original() -> None:
 
 
 def test_the_dump_holds_the_secrets_and_names_its_format() -> None:
-    state = position("c0: T:0g k\nb0: k?", hands={0: "r"}, vp={1: "gT"})
+    state = build("c0: T:0g k\nb0: k?", hands={0: "r"}, vp={1: "gT"})
     data = dump_position(state)
     assert data["format"] == "cards-position" and data["version"] == 2
     assert data["pile"] and data["seed"] == 0 and data["vp"][1] == ["green", "treasure"]
@@ -75,7 +75,7 @@ def test_the_dump_holds_the_secrets_and_names_its_format() -> None:
     ],
 )
 def test_bad_positions_are_refused_naming_the_field(change: dict[str, Any], field: str) -> None:
-    data = dump_position(position("c0: T:0g k"))
+    data = dump_position(build("c0: T:0g k"))
     data.update(change)
     with pytest.raises(FormatError) as caught:
         load_position(data)

@@ -12,9 +12,9 @@ from domain.cards import (
     PlayCard,
     PlayCatastrophe,
     State,
+    build,
     display_text,
     pending,
-    position,
 )
 from domain.cards.model import Card
 from domain.common.colours import Colour
@@ -38,7 +38,7 @@ def _fight(state: State) -> State:
 # rule C-SHIP-1 rule C-WAR-5
 def test_a_war_that_closes_up_a_run_of_four_in_the_losers_column_offers_a_ship() -> None:
     # given the loser's column holds blue, blue, green, blue, blue
-    state = position(ATTACKER + "\nc2: T:1g b b g b b", hands={0: "kr", 1: "r"})
+    state = build(ATTACKER + "\nc2: T:1g b b g b b", hands={0: "kr", 1: "r"})
     # when the war removes the loser's green card and the gap closes
     after = _fight(state)
     # then four blue cards lie one below another, and the active player is offered a ship
@@ -59,7 +59,7 @@ def test_a_war_that_closes_up_a_run_of_four_in_the_losers_column_offers_a_ship()
 def test_no_offer_for_a_closed_up_run_whose_own_ship_is_already_built() -> None:
     # given the run that forms is black, and the blue-black ship is built already
     text = ATTACKER + "\nc2: T:1g k k g k k"
-    state = position(text, hands={0: "kr", 1: "r"}, ships=(Card.SHIP_RED, Card.SHIP_GREEN))
+    state = build(text, hands={0: "kr", 1: "r"}, ships=(Card.SHIP_RED, Card.SHIP_GREEN))
     # when the war closes it up, then no ship is offered
     after = _fight(state)
     assert display_text(after).splitlines()[2] == "c2: T k k k k"
@@ -70,7 +70,7 @@ def test_no_offer_for_a_closed_up_run_whose_own_ship_is_already_built() -> None:
 def test_two_columns_closing_up_at_once_are_offered_one_after_the_other() -> None:
     # given the loser's kingdom spans columns 2 and 3, each with a green card in a blue run
     text = ATTACKER + "\nc2: T:1g b b g b b\nc3: T b g b b b\nb2: b"
-    state = position(text, hands={0: "kr", 1: "r"}, ships=(Card.SHIP_BLACK,))
+    state = build(text, hands={0: "kr", 1: "r"}, ships=(Card.SHIP_BLACK,))
     after = _fight(state)
     # when the one ship left goes to neither column 2 (declined) ...
     assert (pending(after)["column"], pending(after)["ships"]) == (2, ["black"])
@@ -90,7 +90,7 @@ def test_two_columns_closing_up_at_once_are_offered_one_after_the_other() -> Non
 # rule C-SHIP-1
 def test_a_run_that_existed_before_the_action_is_not_offered_again() -> None:
     # given column 2 already holds four blue (a ship declined earlier) under the green card
-    state = position(ATTACKER + "\nc2: T:1g b b b b g", hands={0: "kr", 1: "r"})
+    state = build(ATTACKER + "\nc2: T:1g b b b b g", hands={0: "kr", 1: "r"})
     # when the war removes the green card below it, then the run is the same: no offer
     after = _fight(state)
     assert display_text(after).splitlines()[2] == "c2: T b b b b"
@@ -99,7 +99,7 @@ def test_a_run_that_existed_before_the_action_is_not_offered_again() -> None:
 
 # rule C-SHIP-1 rule C-CAT-2
 def test_a_catastrophe_that_closes_up_a_run_never_offers_a_ship() -> None:
-    state = position("c0: T b b r b b", hands={0: "k"})
+    state = build("c0: T b b r b b", hands={0: "k"})
     after, _ = play(state, PlayCatastrophe(0, column=0, depth=3))
     assert display_text(after).splitlines()[0] == "c0: T b b b b"
     assert decision(after) == "action"

@@ -16,9 +16,9 @@ from domain.cards import (
     PlayCatastrophe,
     TurnBegan,
     WithdrawLeader,
+    build,
     display_text,
     fold,
-    position,
 )
 from domain.cards.model import Card
 from domain.common.colours import Colour
@@ -51,7 +51,7 @@ def test_193_civilization_cards_three_ships_four_catastrophes() -> None:
         assert len(state.pile) + len(state.set_aside) == 185
         assert state.ships == (Card.SHIP_BLACK, Card.SHIP_RED, Card.SHIP_GREEN)
     # a 194th card would not be accounted for
-    broken = position("c0: T k", hands={0: "k" * 40})
+    broken = build("c0: T k", hands={0: "k" * 40})
     with pytest.raises(AssertionError):
         accounted(broken)
 
@@ -92,17 +92,17 @@ def test_deal_eight_cards_one_catastrophe_thirty_removed_with_two_random_start()
 
 # rule C-KINGDOM-1
 def test_cards_at_equal_depth_in_neighbouring_columns_are_not_connected() -> None:
-    apart = position("c0: T k:0k k k\nc1: T g b g", hands={0: "gg"})
+    apart = build("c0: T k:0k k k\nc1: T g b g", hands={0: "gg"})
     state, _ = play(apart, PlayCard(0, G, column=1))
     assert decision(state) == "action"  # no king in column 1's kingdom: no point
-    joined = position("c0: T k:0k k k\nc1: T g b g\nb0: r", hands={0: "gg"})
+    joined = build("c0: T k:0k k k\nc1: T g b g\nb0: r", hands={0: "gg"})
     state, _ = play(joined, PlayCard(0, G, column=1))
     assert decision(state) == "point"  # the bridge links treasure 0 and 1: the king scores
 
 
 # rule C-KINGDOM-2
 def test_leaders_of_different_colours_share_a_kingdom_but_never_two_of_one_colour() -> None:
-    state = position("c0: T g:1g r", hands={0: "r"})
+    state = build("c0: T g:1g r", hands={0: "r"})
     calm, _ = play(state, PlaceLeader(0, K, column=0, depth=2))
     assert decision(calm) == "action" and calm.conflict is None
     clash, _ = play(state, PlaceLeader(0, G, column=0, depth=2))
@@ -115,7 +115,7 @@ def test_leaders_of_different_colours_share_a_kingdom_but_never_two_of_one_colou
 
 # rule C-TURN-1
 def test_two_actions_the_same_twice_and_passing() -> None:
-    state = position("c0: T", hands={0: "kkrr", 1: "kk"})
+    state = build("c0: T", hands={0: "kkrr", 1: "kk"})
     state, _ = play(state, PlayCard(0, K, column=1))
     assert state.actions_left == 1 and state.active == 0
     state, events = play(state, PlayCard(0, K, column=2))
@@ -127,7 +127,7 @@ def test_two_actions_the_same_twice_and_passing() -> None:
 
 # rule C-TURN-2
 def test_the_actions_are_leader_card_and_catastrophe_from_own_resources() -> None:
-    state = position("c0: T k", hands={0: "k", 1: "r"})
+    state = build("c0: T k", hands={0: "k", 1: "r"})
     for command in (
         PlaceLeader(0, R, column=0, depth=1),
         PlayCard(0, K, column=3),
@@ -143,7 +143,7 @@ def test_the_actions_are_leader_card_and_catastrophe_from_own_resources() -> Non
 
 # rule C-TURN-3
 def test_hands_refill_only_at_the_end_of_the_turn_for_every_player() -> None:
-    state = position("c0: T", hands={0: "kkkkkkkk", 1: "rrrrrrr"})
+    state = build("c0: T", hands={0: "kkkkkkkk", 1: "rrrrrrr"})
     state, events = play(state, PlayCard(0, K, column=1))
     assert state.hand_size(0) == 7 and not any(isinstance(e, CardsDrawn) for e in events)
     state, events = play(state, PlayCard(0, K, column=2))
@@ -155,7 +155,7 @@ def test_hands_refill_only_at_the_end_of_the_turn_for_every_player() -> None:
 
 # rule C-LEADER-1
 def test_a_leader_goes_onto_any_free_civilization_card_but_not_a_taken_one_or_a_ship() -> None:
-    state = position("c0: T r:1r k Sk\nc1: T b b b\nc2: T g g g\nb1: g", hands={0: "k"})
+    state = build("c0: T r:1r k Sk\nc1: T b b b\nc2: T g g g\nb1: g", hands={0: "k"})
     for colour, where in (
         (R, {"column": 0, "depth": 0}),
         (K, {"column": 0, "depth": 2}),
@@ -169,15 +169,15 @@ def test_a_leader_goes_onto_any_free_civilization_card_but_not_a_taken_one_or_a_
     refused(state, PlaceLeader(0, K, column=0, depth=4), "C-LEADER-1")  # no card
     refused(state, PlaceLeader(0, K, bridge=0), "C-LEADER-1")  # empty bridge slot
     # moving a leader from one kingdom to another
-    moved, _ = play(position("c0: T k:0g\nc1: T b"), PlaceLeader(0, G, column=1, depth=1))
+    moved, _ = play(build("c0: T k:0g\nc1: T b"), PlaceLeader(0, G, column=1, depth=1))
     assert display_text(moved).splitlines()[:2] == ["c0: T k", "c1: T b:0g"]
 
 
 # rule C-LEADER-1
 def test_variant_leader_colour_must_differ() -> None:
     text = "c0: T r b g k"
-    plain = position(text)
-    strict = position(text, options=Options(leader_colour_must_differ=True))
+    plain = build(text)
+    strict = build(text, options=Options(leader_colour_must_differ=True))
     for colour, depth in ((R, 1), (B, 2), (G, 3), (K, 4), (R, 0)):
         play(plain, PlaceLeader(0, colour, column=0, depth=depth))  # German rule: any colour
         refused(strict, PlaceLeader(0, colour, column=0, depth=depth), "C-LEADER-1")
@@ -188,8 +188,8 @@ def test_variant_leader_colour_must_differ() -> None:
 # rule C-LEADER-2
 def test_variant_allow_withdraw() -> None:
     text = "c0: T k:0k"
-    refused(position(text), WithdrawLeader(0, K), "C-LEADER-2")
-    state = position(text, options=Options(allow_withdraw=True))
+    refused(build(text), WithdrawLeader(0, K), "C-LEADER-2")
+    state = build(text, options=Options(allow_withdraw=True))
     after, _ = play(state, WithdrawLeader(0, K))
     assert after.leader_spot(0, K) == -1 and after.actions_left == 1
     refused(state, WithdrawLeader(0, R), "C-LEADER-2")  # the priest is not in the display
@@ -197,7 +197,7 @@ def test_variant_allow_withdraw() -> None:
 
 # rule C-LEADER-3
 def test_a_same_colour_leader_entering_starts_a_revolt_and_leaders_score_their_colour() -> None:
-    state = position("c0: T r:1r b\nc1: T b", hands={0: "bbr", 1: "bb"})
+    state = build("c0: T r:1r b\nc1: T b", hands={0: "bbr", 1: "bb"})
     revolt, _ = play(state, PlaceLeader(0, R, column=0, depth=2))
     assert revolt.conflict is not None and revolt.conflict.kind == "revolt"
     calm, _ = play(state, PlaceLeader(0, R, column=1, depth=1))
@@ -209,7 +209,7 @@ def test_a_same_colour_leader_entering_starts_a_revolt_and_leaders_score_their_c
 
 # rule C-LEADER-4
 def test_a_leader_moves_up_with_its_card_and_goes_home_when_its_card_leaves() -> None:
-    state = position("c0: T k b:0b r:1r\nc1: T b b b:1k", hands={0: "b"})
+    state = build("c0: T k b:0b r:1r\nc1: T b b b:1k", hands={0: "b"})
     state, _ = play(state, PlayCatastrophe(0, column=0, depth=1))
     assert display_text(state).splitlines()[0] == "c0: T b:0b r:1r"
     state, _ = play(state, PlayCard(0, B, column=1))  # the 4th blue card: a ship

@@ -16,6 +16,7 @@ from typing import Any
 
 from domain.common.codec import JSON, TypeRegistry
 from domain.common.errors import FormatError, GameOver, IllegalCommand, NotAwaited
+from domain.common.exact import is_int_between
 from domain.common.protocol import fold_with
 
 POSITION_FORMAT = "pile/1"
@@ -92,7 +93,7 @@ class PileRules:
         if unknown:
             raise FormatError(f"unknown option(s) {sorted(unknown)}", "options")
         max_take = options.get("max_take", 3)
-        if not isinstance(max_take, int) or isinstance(max_take, bool) or not 1 <= max_take <= 5:
+        if not is_int_between(max_take, 1, 5):
             raise FormatError(f"max_take must be 1..5, not {max_take!r}", "max_take")
         return {"max_take": max_take}
 

@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from domain.cards import display
-from domain.cards.messages import (
+from domain.cards.events import (
     CardPlayed,
     CardsCommitted,
     CardsDrawn,
@@ -64,7 +64,7 @@ def evolve(state: State | None, event: Event) -> State:
     if state is None:
         if not isinstance(event, GameStarted):
             raise ValueError(f"a game begins with GameStarted, not {type(event).__name__}")
-        return initial_state(tuple(event.seats), event.options, event.seed, event.start_player)
+        return initial_state(event)
     if isinstance(event, GameStarted):
         raise ValueError("GameStarted can only begin a game")
     return _HANDLERS[type(event)](state, event)

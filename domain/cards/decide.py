@@ -1,4 +1,4 @@
-"""``decide`` and ``legal_commands``: judge commands into events.
+"""``decide``: judge a command by guard clauses into events.
 
 Guard clauses, each naming the rule it enforces. After the command's own
 events, ``decide`` appends the automatic events that follow from them (a
@@ -7,40 +7,41 @@ conflict's outcome, the end-of-turn draws, the next turn or the game end).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 from domain.cards import display
-from domain.cards.evolver import evolve
-from domain.cards.messages import (
+from domain.cards.commands import (
     BuildShip,
+    ChooseWar,
+    Command,
+    CommitCards,
+    Decline,
+    Pass,
+    PlaceLeader,
+    PlayCard,
+    PlayCatastrophe,
+    SwapTreasure,
+    TakePoint,
+    WithdrawLeader,
+)
+from domain.cards.events import (
     CardPlayed,
     CardsCommitted,
     CardsDrawn,
     CatastrophePlayed,
-    ChooseWar,
-    Command,
-    CommitCards,
     ConflictResolved,
-    Decline,
     Declined,
     Event,
     GameEnded,
     LeaderPlaced,
     LeaderWithdrawn,
-    Pass,
     Passed,
-    PlaceLeader,
-    PlayCard,
-    PlayCatastrophe,
     PointScored,
     ShipBuilt,
-    SwapTreasure,
-    TakePoint,
     TreasureSwapped,
     TurnBegan,
     WarChosen,
-    WithdrawLeader,
 )
+from domain.cards.evolve import evolve
+from domain.cards.flow import DECISION_NAMES, DECISION_RULES, current_decision
 from domain.cards.model import (
     BRIDGE_BASE,
     BRIDGES,
@@ -68,52 +69,11 @@ from domain.cards.model import (
     spot_name,
 )
 from domain.cards.model import ChooseWar as ChooseWarStep
-from domain.common.colours import COLOURS, Colour
+from domain.common.colours import Colour
 from domain.common.errors import FormatError, GameOver, IllegalCommand, NotAwaited
 from domain.common.exact import is_int
 
-# Names of the pending decisions, as in ``pending()`` and ``Declined.decision``.
-DECISION_NAMES: dict[type[object], str] = {
-    Offer: "point",
-    ShipOffer: "ship",
-    ShipPoints: "ship_points",
-    ChooseWarStep: "choose_war",
-    Commit: "commit",
-    TraderSwap: "treasure_swap",
-}
-# The rule that governs each pending decision (for NotAwaited errors).
-DECISION_RULES: dict[type[object], str] = {
-    Offer: "C-SCORE-1",
-    ShipOffer: "C-SHIP-1",
-    ShipPoints: "C-SHIP-5",
-    ChooseWarStep: "C-WAR-1",
-    Commit: "C-REVOLT-3",
-    TraderSwap: "C-TRADER-1",
-}
 ACTIONS = (PlaceLeader, WithdrawLeader, PlayCard, PlayCatastrophe, Pass)
-
-
-def current_decision(state: State) -> Decision | None:
-    """The pending decision at the head of the agenda (None: an action, or the end)."""
-    if state.agenda:
-        head = state.agenda[0]
-        if isinstance(head, (Offer, ShipOffer, ShipPoints, ChooseWarStep, Commit, TraderSwap)):
-            return head
-    return None
-
-
-def awaited_seat(state: State) -> int | None:
-    if state.over is not None:
-        return None
-    decision = current_decision(state)
-    if decision is not None:
-        return decision.seat
-    if not state.agenda and state.actions_left > 0:
-        return state.active
-    return None
-
-
-# --- decide -------------------------------------------------------------------------
 
 
 def decide(state: State, command: Command) -> list[Event]:
@@ -212,44 +172,31 @@ def _target(column: int | None, depth: int, bridge: int | None) -> int:
     return column_spot(column, depth)
 
 
-def leader_may_stand(state: State, spot: int, leader: Colour) -> str | None:
-    """Why a leader may not go to ``spot`` (a rule id and reason), or None."""
-    card = state.card_at(spot)
-    if card is None:
-        return f"C-LEADER-1: no card at {spot_name(spot)}"
-    if card in SHIPS:
-        return f"C-SHIP-3: no leader may stand on a ship ({spot_name(spot)})"
-    if spot in display.occupied(state):
-        return f"C-LEADER-1: a leader already stands at {spot_name(spot)}"
-    if state.options.leader_colour_must_differ:
-        colour = Colour.RED if card is Card.TREASURE else COLOUR_OF[card]
-        if colour is leader:
-            return f"C-LEADER-1: variant leader_colour_must_differ: {spot_name(spot)} is {colour}"
-    return None
-
-
 def _place_leader(state: State, command: PlaceLeader) -> Event:
     leader = _colour(command.leader, "leader")
     spot = _target(command.column, command.depth, command.bridge)
-    why = leader_may_stand(state, spot, leader)
-    if why is not None:
-        rule, _, reason = why.partition(": ")
-        raise IllegalCommand(rule, f"{leader} leader to {spot_name(spot)}: {reason}")
+    where = f"{leader} leader to {spot_name(spot)}"
+    card = state.card_at(spot)
+    # C-LEADER-1: only onto a card
+    if card is None:
+        raise IllegalCommand("C-LEADER-1", f"{where}: no card at {spot_name(spot)}")
+    # C-SHIP-3: never onto a ship
+    if card in SHIPS:
+        raise IllegalCommand(
+            "C-SHIP-3", f"{where}: no leader may stand on a ship ({spot_name(spot)})"
+        )
+    # C-LEADER-1: one leader per card
+    if spot in display.occupied(state):
+        raise IllegalCommand("C-LEADER-1", f"{where}: a leader already stands at {spot_name(spot)}")
+    # C-LEADER-1, variant leader_colour_must_differ: not onto a card of its own colour
+    if state.options.leader_colour_must_differ:
+        colour = Colour.RED if card is Card.TREASURE else COLOUR_OF[card]
+        if colour is leader:
+            raise IllegalCommand(
+                "C-LEADER-1",
+                f"{where}: variant leader_colour_must_differ: {spot_name(spot)} is {colour}",
+            )
     return LeaderPlaced(command.seat, leader, command.column, command.depth, command.bridge)
-
-
-def column_open(state: State, column: int) -> bool:
-    """C-CARD-1: a column takes cards until 8 lie below its treasure*."""
-    return len(state.columns[column]) <= MAX_DEPTH
-
-
-def bridge_open(state: State, bridge: int) -> bool:
-    """C-CARD-2: an empty bridge slot between two columns of 3 or more cards each."""
-    return (
-        state.bridges[bridge] is None
-        and len(state.columns[bridge]) > 3
-        and len(state.columns[bridge + 1]) > 3
-    )
 
 
 def _play_card(state: State, command: PlayCard) -> Event:
@@ -260,39 +207,35 @@ def _play_card(state: State, command: PlayCard) -> Event:
     if command.bridge is not None:
         if state.bridges[command.bridge] is not None:
             raise IllegalCommand("C-CARD-2", f"bridge {spot_name(spot)} is taken")
-        if not bridge_open(state, command.bridge):
+        if not display.bridge_open(state, command.bridge):
             raise IllegalCommand(
                 "C-CARD-2", f"{spot_name(spot)} needs 3 cards below both neighbouring treasures*"
             )
-    elif not column_open(state, spot // DEPTHS):
+    elif not display.column_open(state, spot // DEPTHS):
         raise IllegalCommand("C-CARD-1", f"column {command.column} already holds 8 cards")
     return CardPlayed(command.seat, colour, command.column, command.bridge)
 
 
-def removable(state: State, spot: int) -> str | None:
-    """Why the catastrophe cannot take the card at ``spot`` (rule and reason), or None."""
-    card = state.card_at(spot)
-    if card is None:
-        return f"C-CAT-1: no card at {spot_name(spot)}"
-    if spot < BRIDGE_BASE and spot % DEPTHS == 0:
-        return f"C-CAT-1: {spot_name(spot)} is a treasure*"
-    if card in SHIPS:
-        return f"C-SHIP-3: a ship cannot be removed ({spot_name(spot)})"
-    if spot in display.occupied(state):
-        return f"C-CAT-1: a leader stands at {spot_name(spot)}"
-    return None
-
-
 def _catastrophe(state: State, command: PlayCatastrophe) -> Event:
     spot = _target(command.column, command.depth, command.bridge)
+    # C-CAT-1: one catastrophe card per player and game
     if not state.catastrophes[command.seat]:
         raise IllegalCommand(
             "C-CAT-1", "the catastrophe card has been used already (once per game)"
         )
-    why = removable(state, spot)
-    if why is not None:
-        rule, _, reason = why.partition(": ")
-        raise IllegalCommand(rule, reason)
+    card = state.card_at(spot)
+    # C-CAT-1: it removes a card
+    if card is None:
+        raise IllegalCommand("C-CAT-1", f"no card at {spot_name(spot)}")
+    # C-CAT-1: never a treasure*
+    if spot < BRIDGE_BASE and spot % DEPTHS == 0:
+        raise IllegalCommand("C-CAT-1", f"{spot_name(spot)} is a treasure*")
+    # C-SHIP-3: never a ship
+    if card in SHIPS:
+        raise IllegalCommand("C-SHIP-3", f"a ship cannot be removed ({spot_name(spot)})")
+    # C-CAT-1: never a card a leader stands on
+    if spot in display.occupied(state):
+        raise IllegalCommand("C-CAT-1", f"a leader stands at {spot_name(spot)}")
     return CatastrophePlayed(command.seat, command.column, command.depth, command.bridge)
 
 
@@ -396,31 +339,10 @@ def _follow_up(state: State, events: list[Event]) -> list[Event]:
     return events
 
 
-def strengths(state: State) -> tuple[int, int]:
-    """``(attacker, defender)`` strength of the current conflict (C-REVOLT-2, C-WAR-3)."""
-    conflict = state.conflict
-    assert conflict is not None
-    result = []
-    for seat, cards in (
-        (conflict.attacker, conflict.attacker_cards),
-        (conflict.defender, conflict.defender_cards),
-    ):
-        spot = state.leader_spot(seat, conflict.colour)
-        if conflict.kind == "revolt":
-            # C-REVOLT-2: +1 for a leader on a red card (temple or treasure*).
-            bonus = 1 if state.card_at(spot) in (Card.RED, Card.TREASURE) else 0
-        else:
-            bonus = display.count_in_region(
-                state, display.region_of_spot(state, spot), conflict.colour
-            )
-        result.append(max(cards, 0) + bonus)
-    return result[0], result[1]
-
-
 def resolve_conflict(state: State) -> ConflictResolved:
     conflict = state.conflict
     assert conflict is not None
-    attack, defence = strengths(state)
+    attack, defence = display.strengths(state)
     # C-REVOLT-3 / C-WAR-4: higher wins, a tie goes to the defender.
     winner = conflict.attacker if attack > defence else conflict.defender
     return ConflictResolved(
@@ -460,99 +382,3 @@ def end_of_turn(state: State) -> list[Event]:
     else:
         events.append(TurnBegan(state.turn + 1, (state.active + 1) % n))
     return events
-
-
-# --- legal commands -----------------------------------------------------------------
-
-
-def card_spots(state: State) -> Iterator[int]:
-    """Every spot holding a card (face-down bridge excluded)."""
-    for c, column in enumerate(state.columns):
-        base = c * DEPTHS
-        for d in range(len(column)):
-            yield base + d
-    for b, card in enumerate(state.bridges):
-        if card is not None and b != state.face_down:
-            yield BRIDGE_BASE + b
-
-
-def _where_of(spot: int) -> tuple[int | None, int, int | None]:
-    if spot >= BRIDGE_BASE:
-        return None, 0, spot - BRIDGE_BASE
-    return spot // DEPTHS, spot % DEPTHS, None
-
-
-# (column, depth, bridge) of each spot, precomputed for the move generator.
-_WHERE = tuple(_where_of(spot) for spot in range(BRIDGE_BASE + BRIDGES))
-
-
-def legal_commands(state: State, seat: int) -> Iterator[Command]:
-    """Every command ``decide`` accepts from ``seat`` now, and no other."""
-    if awaited_seat(state) != seat:
-        return
-    decision = current_decision(state)
-    hand = state.hands[seat]
-    if decision is None:
-        yield from _legal_actions(state, seat)
-    elif isinstance(decision, Offer):
-        if hand[INDEX[decision.colour]]:
-            yield TakePoint(seat, decision.colour)
-        yield Decline(seat)
-    elif isinstance(decision, ShipPoints):
-        for colour in decision.colours:
-            if hand[INDEX[colour]]:
-                yield TakePoint(seat, colour)
-        yield Decline(seat)
-    elif isinstance(decision, ShipOffer):
-        for ship in decision.ships:
-            yield BuildShip(seat, ship)
-        yield Decline(seat)
-    elif isinstance(decision, ChooseWarStep):
-        for colour in decision.colours:
-            yield ChooseWar(seat, colour)
-    elif isinstance(decision, Commit):
-        conflict = state.conflict
-        assert conflict is not None
-        for count in range(hand[INDEX[conflict.card_colour]] + 1):
-            yield CommitCards(seat, count)
-    else:
-        if hand[INDEX[Colour.RED]]:
-            region = display.region_of_spot(state, bridge_spot(decision.bridge))
-            for column in display.treasures_in_region(state, region):
-                yield SwapTreasure(seat, column)
-        yield Decline(seat)
-
-
-def _legal_actions(state: State, seat: int) -> Iterator[Command]:
-    hand = state.hands[seat]
-    spots = list(card_spots(state))
-    occupied = display.occupied(state)
-    free = [s for s in spots if s not in occupied and state.card_at(s) not in SHIPS]
-    differ = state.options.leader_colour_must_differ
-    for colour in COLOURS:
-        for spot in free:
-            if differ:
-                card = state.card_at(spot)
-                if (Colour.RED if card is Card.TREASURE else COLOUR_OF.get(card)) is colour:  # type: ignore[arg-type]
-                    continue
-            column, depth, bridge = _WHERE[spot]
-            yield PlaceLeader(seat, colour, column, depth, bridge)
-    if state.options.allow_withdraw:
-        for colour in COLOURS:
-            if state.leader_spot(seat, colour) >= 0:
-                yield WithdrawLeader(seat, colour)
-    columns = [c for c in range(COLUMNS) if column_open(state, c)]
-    bridges = [b for b in range(BRIDGES) if bridge_open(state, b)]
-    for colour in COLOURS:
-        if hand[INDEX[colour]]:
-            for c in columns:
-                yield PlayCard(seat, colour, column=c)
-            for b in bridges:
-                yield PlayCard(seat, colour, bridge=b)
-    if state.catastrophes[seat]:
-        for spot in free:
-            if spot < BRIDGE_BASE and spot % DEPTHS == 0:
-                continue
-            column, depth, bridge = _WHERE[spot]
-            yield PlayCatastrophe(seat, column, depth, bridge)
-    yield Pass(seat)
