@@ -1,0 +1,24 @@
+#!/bin/sh
+# What the test suite needs beyond Python packages, installed when missing (quick when
+# everything is there already): Debian's Chromium for the browser tests (driven by
+# Playwright's Python package, never a downloaded browser) and the npm packages of
+# package-lock.json (the OpenAPI linter). Run from the repository's root, as root on CI.
+set -eu
+cd "$(dirname "$0")/.."
+
+if [ ! -x /usr/bin/chromium ]; then
+    if [ "$(id -u)" -eq 0 ]; then
+        apt-get update -qq
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+    else
+        echo "install-test-deps: /usr/bin/chromium is missing; run as root to install it" >&2
+    fi
+fi
+
+# npm ci only when the lockfile changed since the last install (a stamp in node_modules).
+stamp=node_modules/.lock-sha256
+want=$(sha256sum package-lock.json | cut -d' ' -f1)
+if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
+    npm ci --no-audit --no-fund --loglevel=error
+    echo "$want" >"$stamp"
+fi
