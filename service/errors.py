@@ -86,3 +86,32 @@ class UndoConflict(ServiceError):
 
 class NotAllowedToAnswer(ServiceError):
     """The asking seat may not answer its own undo request."""
+
+
+class GameNotStarted(ServiceError):
+    """A command (or undo) sent while seats of the game are still open."""
+
+    def __init__(self, game_id: str, open_seats: tuple[int, ...]) -> None:
+        seats = ", ".join(str(seat) for seat in open_seats)
+        super().__init__(
+            f"game {game_id!r} has not started: seat(s) {seats} still open; it starts "
+            "when every seat is claimed"
+        )
+        self.game_id = game_id
+        self.open_seats = open_seats
+
+
+class SeatNotOpen(ServiceError):
+    """A claim of a seat that is not open (claimed already, or named at creation)."""
+
+    def __init__(self, game_id: str, seat: int) -> None:
+        super().__init__(f"seat {seat} of game {game_id!r} is not open")
+        self.game_id = game_id
+        self.seat = seat
+
+
+class SeatNotFound(ServiceError, LookupError):
+    def __init__(self, game_id: str, seat: int) -> None:
+        super().__init__(f"game {game_id!r} has no seat {seat}")
+        self.game_id = game_id
+        self.seat = seat

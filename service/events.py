@@ -44,8 +44,19 @@ class UndoAnswered:
     approve: bool
 
 
-ServiceEvent = GameReverted | UndoRequested | UndoAnswered
+@dataclass(frozen=True, slots=True)
+class SeatClaimed:
+    """An open seat was claimed in the lobby and is now played by ``name``; the game
+    starts with the claim of its last open seat."""
+
+    seat: int
+    name: str
+
+
+ServiceEvent = GameReverted | UndoRequested | UndoAnswered | SeatClaimed
+SERVICE_EVENT_TYPES = (GameReverted, UndoRequested, UndoAnswered, SeatClaimed)
 
 SERVICE_EVENTS.register("GameReverted")(GameReverted)
 SERVICE_EVENTS.register("UndoRequested")(UndoRequested)
 SERVICE_EVENTS.register("UndoAnswered")(UndoAnswered)
+SERVICE_EVENTS.register("SeatClaimed")(SeatClaimed)

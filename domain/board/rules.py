@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
@@ -36,6 +37,10 @@ class BoardRules:
         self, seat_names: Sequence[str], options: Mapping[str, Any], seed: int
     ) -> list[Event]:
         return start(seat_names, options, seed)
+
+    def rename_seat(self, state: State, seat: int, name: str) -> State:
+        seats = tuple(name if n == seat else old for n, old in enumerate(state.seats))
+        return dataclasses.replace(state, seats=seats, cache=None)
 
     def decide(self, state: State, command: Command) -> list[Event]:
         return decide(state, command)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
@@ -36,6 +37,10 @@ class CardRules:
         self, seat_names: Sequence[str], options: Mapping[str, Any], seed: int
     ) -> list[Event]:
         return start(seat_names, options, seed)
+
+    def rename_seat(self, state: State, seat: int, name: str) -> State:
+        seats = tuple(name if n == seat else old for n, old in enumerate(state.setup.seats))
+        return state._replace(setup=dataclasses.replace(state.setup, seats=seats))
 
     def decide(self, state: State, command: Command) -> list[Event]:
         return decide(state, command)

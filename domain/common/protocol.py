@@ -38,6 +38,11 @@ class GameRules(Protocol[S, C, E]):
         then the initial draws. ``fold`` of these gives the first position."""
         ...
 
+    def rename_seat(self, state: S, seat: int, name: str) -> S:
+        """``state`` with seat ``seat`` named ``name`` (an open seat claimed in the lobby);
+        nothing else changes."""
+        ...
+
     def decide(self, state: S, command: C) -> list[E]:
         """Judge a command; return its events (never empty) or raise RulesError."""
         ...

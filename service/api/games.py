@@ -1,4 +1,4 @@
-"""``/games``: create, list and read games."""
+"""``/games``: create (with named or open seats), list and read games; claim open seats."""
 
 from __future__ import annotations
 
@@ -7,10 +7,12 @@ import uuid
 from flask import Blueprint, Response
 
 from service.api.context import caller_for, services
-from service.api.http import idempotency_key, json_response, load_body, load_query
-from service.api.presenters import game_json, info_json
+from service.api.http import idempotency_key, json_response, load_body, load_query, request_id
+from service.api.presenters import events_json, game_json, info_json
 from service.api.problems import bad_request, forbidden
-from service.api.schemas import GameCreateSchema, GameListQuerySchema
+from service.api.schemas import GameCreateSchema, GameListQuerySchema, SeatClaimSchema
+from service.application.commands import open_seat_name
+from service.application.lobby import claim_meta
 from service.application.mapper import CommandMeta
 
 blueprint = Blueprint("games", __name__)
@@ -29,13 +31,24 @@ def create_game() -> Response:
     # One atomic write stores the game with its seats' token hashes (and the index entry
     # goes first): see CommandHandler.create_game. With an Idempotency-Key a retry after a
     # lost answer gets the same game and the same tokens back.
+    specs = body["seats"]
+    open_seats = [seat for seat, spec in enumerate(specs) if spec["type"] == "open"]
+    names = [spec["name"] or open_seat_name(seat) for seat, spec in enumerate(specs)]
     created = found.games.create_seated_game(
-        body["kind"], body["seats"], body["options"], body["seed"], meta, idempotency_key()
+        body["kind"],
+        names,
+        body["options"],
+        body["seed"],
+        meta,
+        idempotency_key(),
+        open_seats=open_seats,
     )
     game, tokens = created.game, created.tokens
     seats = [
-        {"seat": seat, "name": name, "token": token, "authorization": f"Bearer {token}"}
-        for seat, (name, token) in enumerate(zip(body["seats"], tokens, strict=True))
+        {"seat": seat, "name": name, "open": True}
+        if token is None
+        else seat_token_json(seat, name, token)
+        for seat, (name, token) in enumerate(zip(names, tokens, strict=True))
     ]
     response = json_response({"game": game_json(game), "seats": seats}, 201, version=game.version)
     response.headers["Location"] = f"/games/{game.game_id}"
@@ -48,11 +61,16 @@ def create_game() -> Response:
 def list_games() -> Response:
     caller_for(None)
     query = load_query(GameListQuerySchema())
+    status = query["status"]
+    if query["open"] is not None:  # open=true: games with a seat to claim
+        if status not in (None, "open"):
+            raise bad_request(f"open=true lists open games, not status={status}", "open")
+        status = "open"
     found = services()
     try:
         infos, next_cursor = found.games.list_games(
             kind=query["kind"],
-            status=query["status"],
+            status=status,
             cursor=query["cursor"],
             limit=query["limit"],
         )
@@ -60,6 +78,34 @@ def list_games() -> Response:
         raise bad_request("unknown or expired cursor", "cursor") from None
     items = [info_json(info) for info in infos]
     return json_response({"items": items, "next_cursor": next_cursor})
+
+
+@blueprint.post("/games/<gid:game_id>/seats/<int:seat>/claim")
+def claim_seat(game_id: str, seat: int) -> Response:
+    """Claim an open seat for a player: its token comes back once (only its hash is kept).
+    Anyone may claim (no token needed); a seat is claimed once, whoever races for it."""
+    caller_for(game_id)
+    key = idempotency_key()
+    correlation_id = request_id()
+    body = load_body(SeatClaimSchema())
+    claimed = services().games.claim_seat(
+        game_id, seat, body["name"], claim_meta(correlation_id, seat), key
+    )
+    game = claimed.game
+    answer = {
+        "game": game_json(game),
+        "seat": seat_token_json(seat, game.info.seat_names[seat], claimed.token),
+        "events": events_json(claimed.events, caller_for(game_id), game),
+    }
+    response = json_response(answer, 201, version=game.version)
+    response.headers["Location"] = f"/games/{game_id}"
+    response.headers["Cache-Control"] = "no-store"  # the body holds the secret
+    response.headers["Idempotent-Replayed"] = "true" if claimed.replayed else "false"
+    return response
+
+
+def seat_token_json(seat: int, name: str, token: str) -> dict[str, object]:
+    return {"seat": seat, "name": name, "token": token, "authorization": f"Bearer {token}"}
 
 
 @blueprint.get("/games/<gid:game_id>")

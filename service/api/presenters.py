@@ -27,17 +27,20 @@ def game_json(game: LoadedGame) -> JSON:
     info = game.info
     dynasties = game.rules.dynasties
     seats = [
-        {"seat": seat, "name": name, "dynasty": dynasties[seat]}
+        {"seat": seat, "name": name, "open": seat in info.open_seats, "dynasty": dynasties[seat]}
         if seat < len(dynasties)
-        else {"seat": seat, "name": name}
+        else {"seat": seat, "name": name, "open": seat in info.open_seats}
         for seat, name in enumerate(info.seat_names)
     ]
+    status = "open" if info.open_seats else "active"
+    if game.rules.is_over(game.state):
+        status = "over"
     return {
         "game_id": game.game_id,
         "kind": game.kind,
         "seats": seats,
         "options": dict(info.options),
-        "status": "over" if game.rules.is_over(game.state) else "active",
+        "status": status,
         "version": game.version,
         "created_at": info.created_at,
     }
@@ -78,6 +81,7 @@ def event_json(
         "seat": metadata.get("seat"),
         "recorded_at": metadata.get("recorded_at"),
         "command_id": metadata.get("command_id"),
+        "correlation_id": metadata.get("correlation_id"),
         "data": data,
     }
 
@@ -138,7 +142,10 @@ def info_json(info: GameInfo) -> JSON:
     return {
         "game_id": info.game_id,
         "kind": info.kind,
-        "seats": [{"seat": seat, "name": name} for seat, name in enumerate(info.seat_names)],
+        "seats": [
+            {"seat": seat, "name": name, "open": seat in info.open_seats}
+            for seat, name in enumerate(info.seat_names)
+        ],
         "options": dict(info.options),
         "status": info.status,
         "version": info.version,

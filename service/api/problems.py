@@ -20,9 +20,12 @@ from domain.common.errors import FormatError, GameOver, NotAwaited, RulesError
 from service.errors import (
     ConcurrencyError,
     GameNotFound,
+    GameNotStarted,
     IdempotencyConflict,
     NotAllowedToAnswer,
     RevertNotAllowed,
+    SeatNotFound,
+    SeatNotOpen,
     StoreUnavailable,
     UndoConflict,
     UndoNotFound,
@@ -189,6 +192,25 @@ def install(app: Flask) -> None:
     @app.errorhandler(RulesError)
     def _rules(exc: RulesError) -> Response:
         return problem_response(_from_rules_error(exc))
+
+    @app.errorhandler(GameNotStarted)
+    def _not_started(exc: GameNotStarted) -> Response:
+        return problem_response(
+            conflict(
+                "game-not-started",
+                "Game not started",
+                str(exc),
+                open_seats=list(exc.open_seats),
+            )
+        )
+
+    @app.errorhandler(SeatNotOpen)
+    def _seat_taken(exc: SeatNotOpen) -> Response:
+        return problem_response(conflict("seat-not-open", "Seat not open", str(exc)))
+
+    @app.errorhandler(SeatNotFound)
+    def _no_seat(exc: SeatNotFound) -> Response:
+        return problem_response(not_found(str(exc)))
 
     @app.errorhandler(GameNotFound)
     def _no_game(exc: GameNotFound) -> Response:

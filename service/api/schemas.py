@@ -115,13 +115,53 @@ class QueryNumber(fields.Float):
         return float(value)
 
 
+class HumanSeatSchema(Schema):
+    class Meta:
+        unknown = RAISE
+
+    type = fields.String(required=True, validate=validate.Equal("human"))
+    name = Text(max_length=40, required=True)
+
+
+class OpenSeatSchema(Schema):
+    class Meta:
+        unknown = RAISE
+
+    type = fields.String(required=True, validate=validate.Equal("open"))
+    name = Text(max_length=40, load_default=None)
+
+
+SEAT_TYPES: dict[str, type[Schema]] = {"human": HumanSeatSchema, "open": OpenSeatSchema}
+_NAME = Text(max_length=40)
+
+
+class SeatSpec(fields.Field[dict[str, Any]]):
+    """One seat of a new game: a name (a named player, whose token comes back at once),
+    ``{"type": "human", "name": …}`` (the same) or ``{"type": "open", "name"?: …}`` (a seat
+    for a player to claim later). Loads as ``{"type": …, "name": str | None}``."""
+
+    def _deserialize(
+        self, value: Any, attr: str | None, data: Any, **kwargs: Any
+    ) -> dict[str, Any]:
+        if isinstance(value, str):  # a bare name: its errors are the seat's own
+            return {"type": "human", "name": _NAME.deserialize(value)}
+        if not isinstance(value, dict):
+            raise ValidationError("A seat is a name or an object with a 'type'.")
+        kind = value.get("type")
+        schema = SEAT_TYPES.get(kind) if isinstance(kind, str) else None
+        if schema is None:
+            raise ValidationError({"type": [f"Must be one of: {', '.join(SEAT_TYPES)}."]})
+        loaded: dict[str, Any] = schema().load(value)
+        return loaded
+
+
 class GameCreateSchema(Schema):
     class Meta:
         unknown = RAISE
 
     kind = fields.String(required=True, validate=validate.OneOf(KINDS))
     seats = fields.List(
-        Text(max_length=40),
+        SeatSpec(),
         required=True,
         validate=validate.Length(min=2, max=4),
     )
@@ -139,6 +179,13 @@ class CommandEnvelopeSchema(Schema):
 
     type = fields.String(required=True, validate=validate.Length(min=1, max=100))
     seat = StrictInteger(validate=validate.Range(min=0, max=3))
+
+
+class SeatClaimSchema(Schema):
+    class Meta:
+        unknown = RAISE
+
+    name = Text(max_length=40, required=True)
 
 
 class UndoRequestCreateSchema(Schema):
@@ -162,6 +209,8 @@ class GameListQuerySchema(Schema):
 
     kind = fields.String(validate=validate.OneOf(KINDS), load_default=None)
     status = fields.String(validate=validate.OneOf(STATUSES), load_default=None)
+    # ``open=true``: games with a seat to claim (the same as ``status=open``).
+    open = fields.String(validate=validate.Equal("true"), load_default=None)
     cursor = fields.String(validate=validate.Regexp(r"^[!-~]{1,200}\Z"), load_default=None)
     limit = QueryInteger(validate=validate.Range(min=1, max=GAME_PAGE_MAX), load_default=20)
 

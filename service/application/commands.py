@@ -36,18 +36,24 @@ from service.application.mapper import (
 )
 from service.application.repository import GameRepository, LoadedGame
 from service.application.tokens import derived_tokens, hash_token, new_salt, new_tokens
-from service.errors import ConcurrencyError, GameExists, IdempotencyConflict, StoreUnavailable
+from service.errors import (
+    ConcurrencyError,
+    GameExists,
+    GameNotStarted,
+    IdempotencyConflict,
+    StoreUnavailable,
+)
 from service.events import GameReverted
 from service.store.port import AppendResult, EventStore, GameRecord, Idempotency, check_game_id
 
 
 @dataclass(frozen=True)
 class CreatedGame:
-    """A new game with its seats' tokens (index = seat); ``replayed``: an earlier attempt
+    """A new game with its named seats' tokens (index = seat); ``replayed``: an earlier attempt
     with the same idempotency key had created it."""
 
     game: LoadedGame
-    tokens: tuple[str, ...]
+    tokens: tuple[str | None, ...]  # None for an open seat (its token comes with its claim)
     replayed: bool
 
 
@@ -71,6 +77,11 @@ def command_hash(kind: str, command_json: Mapping[str, Any], actor: str) -> str:
 
 def status_of(rules: GameRules[Any, Any, Any], state: Any) -> str:
     return "over" if rules.is_over(state) else "active"
+
+
+def open_seat_name(seat: int) -> str:
+    """The name an open seat created without one carries until it is claimed."""
+    return f"Open seat {seat}"
 
 
 class CommandHandler:
@@ -103,8 +114,12 @@ class CommandHandler:
         *,
         token_hashes: Sequence[str] = (),
         created_ms: int | None = None,
+        open_seats: Sequence[int] = (),
     ) -> LoadedGame:
-        """Create a game. ``token_hashes`` (one per seat) are stored in the same atomic
+        """Create a game. ``open_seats``: seats left for players to claim (the game's
+        status is "open" until every one is claimed; no command is accepted before); their
+        entries of ``token_hashes`` are not stored (an open seat's token comes with its
+        claim). ``token_hashes`` (one per seat) are stored in the same atomic
         write as the start events and info, so no game exists without its seats' tokens;
         the game is indexed *before* that write, so a game that answers is always listed
         (an index entry whose game never got written is dropped by ``list_games``).
@@ -122,6 +137,9 @@ class CommandHandler:
             raise FormatError(
                 f"seat names must be non-empty strings: {list(names)!r}", "seat_names"
             )
+        open_set = frozenset(open_seats)
+        if not open_set <= set(range(len(names))):
+            raise FormatError(f"open seats {sorted(open_set)} beyond {len(names)} seats", "seats")
         normalized = rules.normalize_options(options)
         if seed is None:
             seed = secrets.randbits(63)  # the seed decides the bag: unguessable
@@ -132,11 +150,13 @@ class CommandHandler:
         if created_ms is None:
             created_ms = int(self._clock().timestamp() * 1000)
         created_at = datetime.fromtimestamp(created_ms / 1000, UTC).isoformat()
-        status = status_of(rules, state)
-        info = new_info(kind, names, normalized, created_ms, created_at, len(events), status)
+        status = "open" if open_set else status_of(rules, state)
+        info = new_info(
+            kind, names, normalized, created_ms, created_at, len(events), status, sorted(open_set)
+        )
         envelopes = self._mapper.envelopes(kind, events, meta, created_at)
         self._store.index_game(game_id, created_ms, kind=kind, status=status)
-        tokens = {digest: seat for seat, digest in enumerate(token_hashes)}
+        tokens = {digest: seat for seat, digest in enumerate(token_hashes) if seat not in open_set}
         try:
             result = self._store.append(game_id, envelopes, 0, info=info, seat_tokens=tokens)
         except ConcurrencyError as exc:
@@ -152,8 +172,11 @@ class CommandHandler:
         seed: int | None,
         meta: CommandMeta,
         idempotency_key: str | None = None,
+        *,
+        open_seats: Sequence[int] = (),
     ) -> CreatedGame:
-        """Create a game and its seats' tokens (returned once; only hashes are stored).
+        """Create a game and its named seats' tokens (returned once; only hashes are
+        stored); ``open_seats`` are left for players to claim (``SeatClaims``).
 
         With an ``idempotency_key`` the creation can be retried safely: the first attempt
         records (for the idempotency TTL) the game id, the creation time and a salt from
@@ -165,14 +188,19 @@ class CommandHandler:
         if idempotency_key is None:
             tokens = new_tokens(count)
             game = self.create_game(
-                kind, seat_names, options, seed, meta, token_hashes=[hash_token(t) for t in tokens]
+                kind,
+                seat_names,
+                options,
+                seed,
+                meta,
+                token_hashes=[hash_token(t) for t in tokens],
+                open_seats=open_seats,
             )
-            return CreatedGame(game, tuple(tokens), replayed=False)
-        digest = command_hash(
-            kind,
-            {"seats": list(seat_names), "options": dict(options), "seed": seed},
-            meta.actor,
-        )
+            return CreatedGame(game, _named(tokens, open_seats), replayed=False)
+        body: dict[str, Any] = {"seats": list(seat_names), "options": dict(options), "seed": seed}
+        if open_seats:
+            body["open_seats"] = sorted(open_seats)
+        digest = command_hash(kind, body, meta.actor)
         proposal = {
             "hash": digest,
             "game_id": uuid.uuid4().hex,
@@ -194,10 +222,12 @@ class CommandHandler:
                 game_id,
                 token_hashes=[hash_token(t) for t in tokens],
                 created_ms=int(record["created_ms"]),
+                open_seats=open_seats,
             )
         except GameExists:
-            return CreatedGame(self._repository.get(game_id), tuple(tokens), replayed=True)
-        return CreatedGame(game, tuple(tokens), replayed=False)
+            game = self._repository.get(game_id)
+            return CreatedGame(game, _named(tokens, open_seats), replayed=True)
+        return CreatedGame(game, _named(tokens, open_seats), replayed=False)
 
     # ------------------------------------------------------------------ commands
     def handle(
@@ -223,7 +253,7 @@ class CommandHandler:
                 return self._decide_and_append(
                     cached, decoded, digest, meta, expected_version, idempotency_key
                 )
-            except (RulesError, ConcurrencyError):
+            except (RulesError, ConcurrencyError, GameNotStarted):
                 pass
         record = self._repository.record(game_id)
         kind = record.fields["kind"]
@@ -259,7 +289,10 @@ class CommandHandler:
     ) -> CommandOutcome:
         """Append ``events`` (decided on ``game``, leading to ``state``) if the game is
         still at ``game``'s version: atomically with the idempotency record and the info
-        fields that change (status, update time, revert history)."""
+        fields that change (status, update time, revert history). Nothing is appended to
+        a game whose seats are not all claimed yet (``GameNotStarted``)."""
+        if game.info.status == "open":
+            raise GameNotStarted(game.game_id, game.info.open_seats)
         recorded_at = meta.recorded_at or self._clock().astimezone(UTC).isoformat()
         envelopes = self._mapper.envelopes(game.kind, events, meta, recorded_at)
         status = status_of(game.rules, state)
@@ -328,6 +361,8 @@ class CommandHandler:
         expected_version: int | None,
         idempotency_key: str | None,
     ) -> CommandOutcome:
+        if game.info.status == "open":  # seats to claim: no command is judged yet
+            raise GameNotStarted(game.game_id, game.info.open_seats)
         check_expected(game, expected_version)
         rules = game.rules
         events = rules.decide(game.state, decoded)
@@ -357,6 +392,11 @@ class CommandHandler:
             for r in self._store.read_range(game_id, result.first, result.last)
         ]
         return CommandOutcome(game, events, replayed=True)
+
+
+def _named(tokens: Sequence[str], open_seats: Sequence[int]) -> tuple[str | None, ...]:
+    """The tokens of the named seats; None for the open ones."""
+    return tuple(None if seat in open_seats else token for seat, token in enumerate(tokens))
 
 
 def check_expected(game: LoadedGame, expected_version: int | None) -> None:

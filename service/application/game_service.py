@@ -1,7 +1,7 @@
 """``GameService``: the application's parts wired together, and one entry point for callers.
 
 Each method hands the call to the one part that does the job (``commands``, ``repository``,
-``queries``, ``undo``); nothing is decided here. ``build_service`` wires it onto the
+``queries``, ``undo``, ``lobby``); nothing is decided here. ``build_service`` wires it onto the
 configured Redis.
 """
 
@@ -13,6 +13,7 @@ from typing import Any
 
 from domain.common.protocol import GameRules
 from service.application.commands import CommandHandler, CommandOutcome, CreatedGame
+from service.application.lobby import ClaimedSeat, SeatClaims
 from service.application.mapper import CommandMeta, EventMapper, GameInfo, StoredEvent
 from service.application.queries import GameQueries, SnapshotMismatch
 from service.application.repository import GameRepository, LoadedGame
@@ -54,6 +55,9 @@ class GameService:
         )
         self.queries = GameQueries(store, snapshots, rules, self.repository, mapper, clock)
         self.undo = UndoWorkflow(store, self.repository, self.queries, self.commands)
+        self.lobby = SeatClaims(
+            store, self.repository, mapper, clock, idempotency_ttl_s=idempotency_ttl_s
+        )
 
     @property
     def snapshot_every(self) -> int:
@@ -95,9 +99,11 @@ class GameService:
         seed: int | None,
         meta: CommandMeta,
         idempotency_key: str | None = None,
+        *,
+        open_seats: Sequence[int] = (),
     ) -> CreatedGame:
         return self.commands.create_seated_game(
-            kind, seat_names, options, seed, meta, idempotency_key
+            kind, seat_names, options, seed, meta, idempotency_key, open_seats=open_seats
         )
 
     def handle(
@@ -116,6 +122,16 @@ class GameService:
             expected_version=expected_version,
             idempotency_key=idempotency_key,
         )
+
+    def claim_seat(
+        self,
+        game_id: str,
+        seat: int,
+        name: str,
+        meta: CommandMeta,
+        idempotency_key: str | None = None,
+    ) -> ClaimedSeat:
+        return self.lobby.claim(game_id, seat, name, meta, idempotency_key)
 
     # ---------------------------------------------------------------------- undo
     def undo_requests(self, game_id: str) -> tuple[LoadedGame, list[UndoRecord]]:

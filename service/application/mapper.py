@@ -18,7 +18,7 @@ from typing import Any
 from domain.common.codec import TypeRegistry
 from domain.common.errors import FormatError
 from domain.common.protocol import GameRules
-from service.events import SERVICE_EVENTS, SERVICE_KIND, GameReverted, UndoAnswered, UndoRequested
+from service.events import SERVICE_EVENT_TYPES, SERVICE_EVENTS, SERVICE_KIND
 from service.store.port import AppendResult, GameRecord, NewEvent, RecordedEvent
 
 
@@ -58,7 +58,7 @@ class GameInfo:
     seat_names: tuple[str, ...]
     options: dict[str, Any]
     created_at: str
-    status: str  # "active" | "over"
+    status: str  # "open" (seats to claim) | "active" | "over"
     version: int
     updated_at: str
     start_version: int  # the version of the initial position: the number of start events
@@ -66,6 +66,9 @@ class GameInfo:
     # (version of a GameReverted, the version it went back to), oldest first; None for a
     # game stored before the service kept them (then they are found by reading the log)
     reverts: tuple[tuple[int, int], ...] | None = ()
+    # Seats created open and not claimed yet; the game starts (status "active") once
+    # there is none left.
+    open_seats: tuple[int, ...] = ()
 
 
 class EventMapper:
@@ -149,7 +152,7 @@ class EventMapper:
         )
 
     def _registry_of(self, kind: str, event: object) -> tuple[str, TypeRegistry[Any]]:
-        if isinstance(event, GameReverted | UndoRequested | UndoAnswered):
+        if isinstance(event, SERVICE_EVENT_TYPES):
             return SERVICE_KIND, SERVICE_EVENTS
         return kind, self._games[kind].events
 
@@ -162,9 +165,11 @@ def new_info(  # noqa: PLR0917 (the fields of a new game's info)
     created_at: str,
     start_version: int,
     status: str,
+    open_seats: Sequence[int] = (),
 ) -> dict[str, str]:
     """The info record that a game's creation writes."""
     return {
+        "open_seats": open_seats_field(open_seats),
         "kind": kind,
         "seat_names": json.dumps(list(seat_names), ensure_ascii=False),
         "options": json.dumps(dict(options), sort_keys=True, ensure_ascii=False),
@@ -175,6 +180,10 @@ def new_info(  # noqa: PLR0917 (the fields of a new game's info)
         "status": status,
         "reverts": "[]",
     }
+
+
+def open_seats_field(seats: Sequence[int]) -> str:
+    return json.dumps(sorted(seats))
 
 
 def reverts_field(reverts: Sequence[tuple[int, int]]) -> str:
@@ -195,6 +204,7 @@ def game_info(record: GameRecord) -> GameInfo:
         start_version=int(fields.get("start_version", "1")),
         created_ms=int(fields.get("created_ms", "0")),
         reverts=_reverts(fields.get("reverts")),
+        open_seats=tuple(json.loads(fields.get("open_seats", "[]"))),
     )
 
 

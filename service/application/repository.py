@@ -26,7 +26,7 @@ from domain.common.errors import FormatError
 from domain.common.protocol import GameRules
 from service.application.mapper import EventMapper, GameInfo, game_info
 from service.errors import GameNotFound, StoreUnavailable, VersionNotFound
-from service.events import GameReverted, UndoAnswered, UndoRequested
+from service.events import GameReverted, SeatClaimed, UndoAnswered, UndoRequested
 from service.store.port import EventStore, GameRecord, Snapshot, SnapshotStore, is_game_id
 
 
@@ -71,7 +71,8 @@ def replay(
     itself lie after an earlier revert: "state at k" always means the fold of the first k
     events, reverts included): answered from the states seen on the way, else by
     ``state_at(k)`` for a revert that reaches back before the base. ``UndoRequested`` /
-    ``UndoAnswered`` leave the state alone. Returns ``(state, version)``.
+    ``UndoAnswered`` leave the state alone; ``SeatClaimed`` renames the seat
+    (``rules.rename_seat``). Returns ``(state, version)``.
     """
     seen: dict[int, Any] = {}
     if base_version > 0:
@@ -91,9 +92,11 @@ def replay(
                 state = state_at(target)
             else:
                 raise FormatError(f"revert to v{target} reaches before the folded range")
-        elif isinstance(event, UndoRequested | UndoAnswered):
+        elif isinstance(event, UndoRequested | UndoAnswered | SeatClaimed):
             if state is None:
                 raise FormatError("a game cannot begin with a service event")
+            if isinstance(event, SeatClaimed):
+                state = rules.rename_seat(state, event.seat, event.name)
         else:
             state = rules.evolve(state, event)
         version = stored.version

@@ -5,7 +5,8 @@ SHA-256 hash is stored (in the same atomic write that creates the game). A creat
 with an ``Idempotency-Key`` keeps a random salt in its creation record for the idempotency
 TTL, and its tokens are derived from that salt (HMAC-SHA256 over the game id and the seat),
 so a client whose acknowledgment was lost gets the very same tokens when it retries with the
-same key and body. The salt never leaves the server; without it the tokens cannot be
+same key and body (an open seat's claim with an ``Idempotency-Key`` does the same, with a
+salt of its own). The salt never leaves the server; without it the tokens cannot be
 derived, and after the TTL it is gone, leaving only the hashes.
 
 A stream ticket lets a browser's ``EventSource`` (which cannot send an ``Authorization``
@@ -44,14 +45,13 @@ def new_salt() -> str:
 
 def derived_tokens(salt: str, game_id: str, seat_count: int) -> list[str]:
     """The tokens of a creation with an idempotency key: the same for the same salt."""
-    return [
-        base64.urlsafe_b64encode(
-            hmac.new(bytes.fromhex(salt), f"{game_id}:{seat}".encode(), hashlib.sha256).digest()
-        )
-        .rstrip(b"=")
-        .decode()
-        for seat in range(seat_count)
-    ]
+    return [derived_token(salt, game_id, seat) for seat in range(seat_count)]
+
+
+def derived_token(salt: str, game_id: str, seat: int) -> str:
+    """One seat's token derived from ``salt`` (a creation's or an open seat's claim's)."""
+    digest = hmac.new(bytes.fromhex(salt), f"{game_id}:{seat}".encode(), hashlib.sha256).digest()
+    return base64.urlsafe_b64encode(digest).rstrip(b"=").decode()
 
 
 @dataclass(frozen=True, slots=True)

@@ -49,11 +49,10 @@ def check_append(
         raise ValueError("append needs at least one event")
     if expected_version < 0:
         raise ValueError(f"expected_version must be >= 0, not {expected_version}")
-    if seat_tokens and expected_version != 0:
-        raise ValueError("seat tokens are written only by the append that creates a game")
 
 
-STATUSES = ("active", "over")
+# "open": created with open seats, not all claimed yet (no command is accepted before).
+STATUSES = ("open", "active", "over")
 
 
 def index_member(created_ms: int, game_id: str) -> str:
@@ -153,10 +152,11 @@ class EventStore(ABC):
         """Append ``events`` atomically if the game has exactly ``expected_version`` events.
 
         All or nothing: either every event is appended (versions ``expected+1..``) together
-        with the idempotency record, the ``info`` fields and (only when creating the game,
-        ``expected_version == 0``) the seat tokens' hashes (``hash -> seat``, read back
-        through the ``TokenStore``), or nothing changes: a game never exists without its
-        seats' tokens.
+        with the idempotency record, the ``info`` fields and the seat tokens' hashes
+        (``hash -> seat``, read back through the ``TokenStore``: those of the named seats
+        when creating the game, ``expected_version == 0``, and that of an open seat when
+        its claim is appended), or nothing changes: a game never exists without its seats'
+        tokens, and a seat is claimed exactly when its claim event is stored.
         Raises ConcurrencyError on a stale version, IdempotencyConflict if the key was used
         for a different command hash; a repeated key with the same hash returns the
         original result with ``replayed=True`` and appends nothing (version not checked).
@@ -266,8 +266,9 @@ class TokenStore(ABC):
     """Who holds a credential of a game, by the credential's SHA-256 hash (a token or
     ticket itself is never stored).
 
-    Seat tokens are written by the ``EventStore``'s append that creates the game (so no
-    game exists without them) and only read here; a seat token never changes its seat.
+    Seat tokens are written by the ``EventStore``'s appends (the one that creates the game,
+    so no game exists without them, and the one that stores an open seat's claim) and
+    only read here; a seat token never changes its seat.
     Stream tickets are written here, each with its own lifetime.
     """
 

@@ -4,8 +4,9 @@ Keys (``P`` is the key prefix), each under the game's hash tag so that a Redis C
 them on the game's slot:
 
 - ``P:{g}:tokens``           hash: SHA-256 of a seat token -> seat; written by the event
-                              store's script in the append that creates the game
-                              (``RedisKeys.tokens``), only read here
+                              store's script in the append that creates the game and in
+                              the append of an open seat's claim (``RedisKeys.tokens``),
+                              only read here
 - ``P:{g}:ticket:<sha256>``   string: the holder of a stream ticket (``admin`` or a seat
                               number), expiring with the ticket
 """

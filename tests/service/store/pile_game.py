@@ -103,6 +103,10 @@ class PileRules:
         size = random.Random(seed).randint(12, 30)
         return [GameStarted(tuple(seat_names), options["max_take"], seed), PileDealt(size)]
 
+    def rename_seat(self, state: PileState, seat: int, name: str) -> PileState:
+        seats = tuple(name if n == seat else old for n, old in enumerate(state.seats))
+        return replace(state, seats=seats)
+
     def decide(self, state: PileState, command: PileCommand) -> list[PileEvent]:
         # P-END: nothing is accepted after the last counter.
         if state.over:

@@ -397,6 +397,7 @@ def test_a_creation_retried_with_its_key_gives_the_same_game_and_tokens(
     assert again.game.game_id == first.game.game_id and again.tokens == first.tokens
     assert len(set(first.tokens)) == 2
     for seat, token in enumerate(first.tokens):
+        assert token is not None  # every seat is named
         assert backend.tokens.seat_of(first.game.game_id, hash_token(token)) == seat
     assert [g.game_id for g in service.list_games()[0]] == [first.game.game_id]
     # the same key with another body is refused and creates nothing

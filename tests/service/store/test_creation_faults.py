@@ -40,7 +40,7 @@ def test_kills_during_creations_leave_only_acknowledged_listed_games_with_tokens
     server = EmbeddedRedis(data, appendfsync="always").start()
     url = server.url
     client, service = _service(url)
-    acknowledged: dict[str, tuple[str, tuple[str, ...]]] = {}  # game id -> (kind, tokens)
+    acknowledged: dict[str, tuple[str, tuple[str | None, ...]]] = {}  # game id -> (kind, tokens)
     failures = 0
     done = threading.Event()
 
@@ -100,6 +100,7 @@ def test_kills_during_creations_leave_only_acknowledged_listed_games_with_tokens
         seat_tokens = RedisTokenStore(client, prefix="faults")
         for game_id, (_, tokens) in acknowledged.items():
             for seat, token in enumerate(tokens):
+                assert token is not None  # every seat is named
                 assert seat_tokens.seat_of(game_id, hash_token(token)) == seat
         # No index entry is left without its game once the creation grace has passed.
         assert {g for _, g in service.store.list_index(None, 500)[0]} == set(acknowledged)

@@ -1,0 +1,245 @@
+"""The lobby: claiming the open seats of a game.
+
+A game may be created with open seats (``CommandHandler.create_game``'s ``open_seats``):
+its status is "open" and it accepts no command until every seat is claimed. A claim is
+one append to the game's stream: a ``service.SeatClaimed`` event, with the new seat
+token's hash and the info fields it changes (seat names, open seats, status, and, with
+the last claim, the start version, before which no undo reaches), checked against the
+version at which the seat was seen open. Two claims racing for one seat both name that
+version; the store's script admits one and refuses the other as stale, whose retry then
+finds the seat taken (``SeatNotOpen``). Claims of different seats that race simply
+retry at the next version.
+
+With an ``Idempotency-Key`` a claim is safe to retry: the first attempt keeps a salt and
+the claim's hash under the key (``EventStore.reserve_creation``, for the idempotency
+TTL), the token is derived from that salt, and the append carries the idempotency record;
+a retry with the same key and name gets the same seat and the same token back.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+from domain.common.errors import FormatError
+from service.application.commands import command_hash, status_of
+from service.application.mapper import (
+    CommandMeta,
+    EventMapper,
+    GameInfo,
+    StoredEvent,
+    open_seats_field,
+)
+from service.application.repository import GameRepository, LoadedGame
+from service.application.tokens import derived_token, hash_token, new_salt, new_tokens
+from service.errors import (
+    ConcurrencyError,
+    IdempotencyConflict,
+    SeatNotFound,
+    SeatNotOpen,
+    StoreUnavailable,
+)
+from service.events import SeatClaimed
+from service.store.port import EventStore, Idempotency
+
+# Claims of other seats racing with this one move the game on at most once per seat:
+# beyond this many stale attempts something else is wrong.
+MAX_ATTEMPTS = 8
+_CLAIM_ACTOR = "claim"
+
+
+@dataclass(frozen=True)
+class ClaimedSeat:
+    """The game after the claim, the claimed seat's token (shown once) and its event;
+    ``replayed``: an earlier attempt with the same idempotency key made this claim."""
+
+    game: LoadedGame
+    seat: int
+    token: str
+    events: list[StoredEvent]
+    replayed: bool
+
+
+class SeatClaims:
+    def __init__(
+        self,
+        store: EventStore,
+        repository: GameRepository,
+        mapper: EventMapper,
+        clock: Callable[[], datetime],
+        *,
+        idempotency_ttl_s: int,
+    ) -> None:
+        self._store = store
+        self._repository = repository
+        self._mapper = mapper
+        self._clock = clock
+        self._idempotency_ttl_s = idempotency_ttl_s
+
+    def claim(
+        self,
+        game_id: str,
+        seat: int,
+        name: str,
+        meta: CommandMeta,
+        idempotency_key: str | None = None,
+    ) -> ClaimedSeat:
+        """Claim open seat ``seat`` for a player called ``name``: GameNotFound,
+        SeatNotFound (no such seat), SeatNotOpen (named at creation or claimed already),
+        IdempotencyConflict (the key was used for another claim)."""
+        if not name.strip():
+            raise FormatError("a seat's name must not be empty", "name")
+        record = self._repository.record(game_id)
+        digest = command_hash(record.fields["kind"], {"claim": seat, "name": name}, _CLAIM_ACTOR)
+        idempotency = None
+        if idempotency_key is None:
+            token = new_tokens(1)[0]
+        else:
+            token = self._reserved_token(game_id, seat, idempotency_key, digest)
+            idempotency = Idempotency(idempotency_key, digest, self._idempotency_ttl_s)
+            replayed = self._replay(game_id, seat, idempotency_key, digest, token)
+            if replayed is not None:
+                return replayed
+        for _ in range(MAX_ATTEMPTS):
+            game = self._repository.get(game_id)
+            try:
+                return self._append(game, seat, name, token, meta, idempotency)
+            except (ConcurrencyError, SeatNotOpen):
+                # The game moved on: a twin of this request (same key) may be what moved
+                # it, and then its outcome is the answer; else look again, or the seat
+                # went to someone else.
+                if idempotency_key is not None:
+                    replayed = self._replay(game_id, seat, idempotency_key, digest, token)
+                    if replayed is not None:
+                        return replayed
+                if not self._open(game_id, seat):
+                    raise SeatNotOpen(game_id, seat) from None
+        raise ConcurrencyError(-1, self._store.version(game_id), game_id)
+
+    def _open(self, game_id: str, seat: int) -> bool:
+        return seat in self._repository.get(game_id).info.open_seats
+
+    def _reserved_token(self, game_id: str, seat: int, key: str, digest: str) -> str:
+        """The token of the claim made with ``key``: derived from the salt its first
+        attempt kept, so every retry with the key gets the same token."""
+        reserved = self._store.reserve_creation(
+            f"claim:{game_id}:{key}",
+            {"hash": digest, "salt": new_salt()},
+            self._idempotency_ttl_s,
+        )
+        if reserved.get("hash") != digest:
+            raise IdempotencyConflict(key)
+        return derived_token(reserved["salt"], game_id, seat)
+
+    def _replay(
+        self, game_id: str, seat: int, key: str, digest: str, token: str
+    ) -> ClaimedSeat | None:
+        found = self._store.lookup_idempotency(game_id, key)
+        if found is None:
+            return None
+        recorded_hash, result = found
+        if recorded_hash != digest:
+            raise IdempotencyConflict(key)
+        game = self._repository.get(game_id)
+        events = [
+            self._mapper.decode(game.kind, r)
+            for r in self._store.read_range(game_id, result.first, result.last)
+        ]
+        return ClaimedSeat(game, seat, token, events, replayed=True)
+
+    def _append(  # noqa: PLR0917 (one attempt of claim)
+        self,
+        game: LoadedGame,
+        seat: int,
+        name: str,
+        token: str,
+        meta: CommandMeta,
+        idempotency: Idempotency | None,
+    ) -> ClaimedSeat:
+        info = game.info
+        if not 0 <= seat < len(info.seat_names):
+            raise SeatNotFound(game.game_id, seat)
+        if seat not in info.open_seats:
+            raise SeatNotOpen(game.game_id, seat)
+        rules = game.rules
+        event = SeatClaimed(seat=seat, name=name)
+        state = rules.rename_seat(game.state, seat, name)
+        names = tuple(name if n == seat else old for n, old in enumerate(info.seat_names))
+        still_open = tuple(s for s in info.open_seats if s != seat)
+        status = "open" if still_open else status_of(rules, state)
+        version = game.version + 1
+        recorded_at = meta.recorded_at or self._clock().astimezone(UTC).isoformat()
+        fields = {
+            "seat_names": _names_field(names),
+            "open_seats": open_seats_field(still_open),
+            "status": status,
+            "updated_at": recorded_at,
+        }
+        start_version = info.start_version
+        if not still_open:
+            start_version = version  # the game starts here: no undo reaches before it
+            fields["start_version"] = str(version)
+        envelopes = self._mapper.envelopes(game.kind, [event], meta, recorded_at)
+        created_ms = info.created_ms
+        if status != info.status:  # indexed before it is true, unindexed after (as appends)
+            self._store.index_game(game.game_id, created_ms, kind=game.kind, status=status)
+        result = self._store.append(
+            game.game_id,
+            envelopes,
+            game.version,
+            idempotency=idempotency,
+            info=fields,
+            seat_tokens={hash_token(token): seat},
+        )
+        if result.replayed and idempotency is not None:  # a twin with the key won the race
+            replayed = self._replay(
+                game.game_id, seat, idempotency.key, idempotency.command_hash, token
+            )
+            if replayed is not None:
+                return replayed
+        if status != info.status:
+            with contextlib.suppress(StoreUnavailable):  # stored: listing repairs the rest
+                self._store.unindex_game(
+                    game.game_id, created_ms, [(None, info.status), (game.kind, info.status)]
+                )
+        after_info = GameInfo(
+            **{
+                **info.__dict__,
+                "seat_names": names,
+                "open_seats": still_open,
+                "status": status,
+                "updated_at": recorded_at,
+                "version": result.last,
+                "start_version": start_version,
+            }
+        )
+        after = LoadedGame(
+            game.game_id,
+            game.kind,
+            rules,
+            state,
+            result.last,
+            after_info,
+            game.snapshot_version,
+        )
+        self._repository.remember(after)
+        stored = self._mapper.appended(game.game_id, result, envelopes, [event])
+        return ClaimedSeat(after, seat, token, stored, replayed=False)
+
+
+def _names_field(names: tuple[str, ...]) -> str:
+    return json.dumps(list(names), ensure_ascii=False)
+
+
+def claim_meta(correlation_id: str | None, seat: int) -> CommandMeta:
+    """The metadata of a claim's event: the claimer acts as the seat it takes."""
+    return CommandMeta(
+        command_id=uuid.uuid4().hex,
+        actor=f"seat:{seat}",
+        seat=seat,
+        correlation_id=correlation_id,
+    )
