@@ -28,7 +28,7 @@ from typing import Any
 from flask import Flask
 from werkzeug.routing import BaseConverter
 
-from service.api import commands, events, games, ops, problems, streams, undo, views
+from service.api import commands, compression, events, games, ops, problems, streams, undo, views
 from service.api.context import EXTENSION, Services
 from service.api.settings import ApiSettings
 from service.application.game_service import GameService, build_service
@@ -92,6 +92,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
         app.register_blueprint(module.blueprint)
     ops.install_docs(app, spec_doc)
     _install_cors(app, settings)
+    compression.install(app)
     return app
 
 

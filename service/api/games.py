@@ -26,7 +26,10 @@ def create_game() -> Response:
         raise forbidden("only the admin token may choose a game's seed")
     found = services()
     meta = CommandMeta(
-        command_id=uuid.uuid4().hex, actor="admin" if caller.admin else "system", seat=None
+        command_id=uuid.uuid4().hex,
+        actor="admin" if caller.admin else "system",
+        seat=None,
+        correlation_id=request_id(),
     )
     # One atomic write stores the game with its seats' token hashes (and the index entry
     # goes first): see CommandHandler.create_game. With an Idempotency-Key a retry after a
@@ -63,8 +66,8 @@ def list_games() -> Response:
     query = load_query(GameListQuerySchema())
     status = query["status"]
     if query["open"] is not None:  # open=true: games with a seat to claim
-        if status not in (None, "open"):
-            raise bad_request(f"open=true lists open games, not status={status}", "open")
+        if status not in (None, "open"):  # no game is open and active (or over)
+            return json_response({"items": [], "next_cursor": None})
         status = "open"
     found = services()
     try:

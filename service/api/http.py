@@ -19,10 +19,30 @@ ANY_VERSION = None
 
 
 def json_response(body: Any, status: int = 200, *, version: int | None = None) -> Response:
+    """``body`` as JSON, with the game's ``version`` as its ETag; a read whose
+    ``If-None-Match`` names that version is a 304 without a body instead."""
+    if version is not None and status == 200:
+        unchanged = not_modified(version)
+        if unchanged is not None:
+            return unchanged
     response = jsonify(body)
     response.status_code = status
     if version is not None:
         response.headers["ETag"] = f'"{version}"'
+    return response
+
+
+def not_modified(version: int) -> Response | None:
+    """A 304 for a ``GET`` whose ``If-None-Match`` names ``version`` (weak comparison, as
+    RFC 9110 asks for this header; ``*`` matches any), else None. Views call it before
+    building a costly body; ``json_response`` calls it for every game resource."""
+    if request.method not in ("GET", "HEAD"):
+        return None
+    etag = str(version)
+    if not request.if_none_match.contains_weak(etag):
+        return None
+    response = Response(status=304)
+    response.headers["ETag"] = f'"{etag}"'
     return response
 
 

@@ -94,12 +94,11 @@ def conflict(slug: str, title: str, detail: str, **extra: Any) -> ApiProblem:
 
 def problem_response(problem: ApiProblem) -> Response:
     body: dict[str, Any] = {
-        "type": "about:blank" if problem.slug == "about:blank" else f"/problems/{problem.slug}",
+        "type": f"/problems/{problem.slug}",
         "title": problem.title,
         "status": problem.status,
     }
-    if problem.detail:
-        body["detail"] = problem.detail
+    body["detail"] = problem.detail or problem.title
     body["instance"] = request.path
     body.update({k: v for k, v in problem.extra.items() if v is not None})
     response = Response(json.dumps(body), status=problem.status, mimetype=PROBLEM_MEDIA_TYPE)
@@ -123,6 +122,33 @@ def _first_field(errors: Any, prefix: str = "") -> str | None:
     return None
 
 
+def _from_http_error(exc: HTTPException, app: Flask) -> ApiProblem:
+    """Our own problem (type, title, detail) for an error the framework met before a view
+    (no route, wrong method, a body over the limit, ...): never the framework's text."""
+    code = exc.code or 500
+    if code == 404:
+        return not_found(f"no resource at {request.path}")
+    if code == 405:
+        return ApiProblem(
+            405,
+            "method-not-allowed",
+            "Method not allowed",
+            f"{request.method} is not allowed on {request.path}",
+        )
+    if code == 413:
+        limit = app.config.get("MAX_CONTENT_LENGTH")
+        return ApiProblem(
+            413,
+            "too-large",
+            "Request body too large",
+            f"the body exceeds the limit of {limit} bytes" if limit else "the body is too large",
+        )
+    if code == 400:
+        return bad_request("the request is malformed", "body")
+    slug = exc.name.lower().replace(" ", "-").replace("'", "")
+    return ApiProblem(code, slug, exc.name, f"{exc.name} ({code})")
+
+
 def _from_rules_error(exc: RulesError) -> ApiProblem:
     if isinstance(exc, GameOver):
         slug, title = "game-over", "Game over"
@@ -142,8 +168,7 @@ def install(app: Flask) -> None:
 
     @app.errorhandler(HTTPException)
     def _http(exc: HTTPException) -> Response:
-        code = exc.code or 500
-        problem = ApiProblem(code, "about:blank", exc.name, exc.description)
+        problem = _from_http_error(exc, app)
         response = problem_response(problem)
         for name, value in exc.get_headers():
             if name.lower() != "content-type":
@@ -153,13 +178,13 @@ def install(app: Flask) -> None:
     @app.errorhandler(ValidationError)
     def _invalid(exc: ValidationError) -> Response:
         errors = exc.messages if isinstance(exc.messages, dict) else {"_schema": exc.messages}
-        field = _first_field(errors)
+        field = _first_field(errors) or "body"
         return problem_response(
             ApiProblem(
                 422,
                 "invalid-request",
                 "Invalid request",
-                f"invalid field {field!r}" if field else "invalid body",
+                f"invalid field {field!r}" if field != "body" else "invalid body",
                 field=field,
                 errors=errors,
             )
@@ -167,8 +192,17 @@ def install(app: Flask) -> None:
 
     @app.errorhandler(FormatError)
     def _format(exc: FormatError) -> Response:
+        # The same fields as a body's invalid field: the path and, under it, the message.
+        field = exc.field or "body"
         return problem_response(
-            ApiProblem(422, "invalid-request", "Invalid request", exc.message, field=exc.field)
+            ApiProblem(
+                422,
+                "invalid-request",
+                "Invalid request",
+                exc.message,
+                field=field,
+                errors={field: [exc.message]},
+            )
         )
 
     @app.errorhandler(RevertNotAllowed)

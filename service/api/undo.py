@@ -9,7 +9,7 @@ from flask import Blueprint, Response
 
 from service.api.auth import Caller
 from service.api.context import caller_for, services
-from service.api.http import expected_version, json_response, load_body
+from service.api.http import expected_version, json_response, load_body, request_id
 from service.api.presenters import undo_json
 from service.api.problems import unauthorized
 from service.api.schemas import UndoAnswerSchema, UndoRequestCreateSchema
@@ -19,7 +19,13 @@ blueprint = Blueprint("undo", __name__)
 
 
 def _meta(caller: Caller) -> CommandMeta:
-    return CommandMeta(command_id=uuid.uuid4().hex, actor=caller.actor, seat=caller.seat)
+    """The request's metadata; its ``X-Request-ID`` becomes its events' correlation id."""
+    return CommandMeta(
+        command_id=uuid.uuid4().hex,
+        actor=caller.actor,
+        seat=caller.seat,
+        correlation_id=request_id(),
+    )
 
 
 @blueprint.get("/games/<gid:game_id>/undo-requests")

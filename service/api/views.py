@@ -6,7 +6,7 @@ from __future__ import annotations
 from flask import Blueprint, Response
 
 from service.api.context import caller_for, services
-from service.api.http import json_response
+from service.api.http import json_response, not_modified
 from service.api.presenters import command_json, state_json
 from service.api.problems import conflict, not_found
 
@@ -54,6 +54,9 @@ def get_legal_commands(game_id: str) -> Response:
     caller = caller_for(game_id)
     seat = caller.require_seat("list its legal commands")
     game = services().games.load(game_id)
+    unchanged = not_modified(game.version)  # spare the enumeration, not only the bytes
+    if unchanged is not None:
+        return unchanged
     rules = game.rules
     commands = [
         command_json(rules.commands.to_json(command))

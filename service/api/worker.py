@@ -88,8 +88,9 @@ def pre_app_problem(exc: BaseException) -> tuple[int, str, str]:
 
 
 def problem_bytes(status: int, title: str, detail: str) -> bytes:
+    slug = title.lower().replace(" ", "-")  # the type names the problem, as the app's do
     body = json.dumps(
-        {"type": "about:blank", "title": title, "status": status, "detail": detail}
+        {"type": f"/problems/{slug}", "title": title, "status": status, "detail": detail}
     ).encode("utf-8")
     head = (
         f"HTTP/1.1 {status} {title}\r\n"

@@ -79,7 +79,7 @@ class InMemoryTokenStore(TokenStore):
 
 
 class InMemoryEventStore(EventStore):
-    """``tokens``: the token store that its creating appends write seat tokens to."""
+    """``tokens``: the token store that its appends (creations, claims) write seat tokens to."""
 
     def __init__(self, monotonic: Callable[[], float] = time.monotonic) -> None:
         self.tokens = InMemoryTokenStore(monotonic)

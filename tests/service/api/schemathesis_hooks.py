@@ -24,7 +24,16 @@ ADMIN_TOKEN = os.environ.get("TIGRIS_ADMIN_TOKEN", "")
 def after_call(context: Any, case: Any, response: Any) -> None:
     if case.method.upper() == "POST" and case.path == "/games" and response.status_code == 201:
         body = response.json()
-        TOKENS[body["game"]["game_id"]] = [seat["token"] for seat in body["seats"]]
+        # an open seat has no token until claimed: the admin's stands in for it
+        TOKENS[body["game"]["game_id"]] = [
+            seat.get("token") or ADMIN_TOKEN for seat in body["seats"]
+        ]
+    claimed = case.method.upper() == "POST" and case.path.endswith("/claim")
+    if claimed and response.status_code == 201:
+        body = response.json()
+        tokens = TOKENS.get(body["game"]["game_id"])
+        if tokens is not None:
+            tokens[body["seat"]["seat"]] = body["seat"]["token"]
 
 
 @schemathesis.auth(refresh_interval=None)

@@ -177,6 +177,9 @@ def test_seat_objects_and_names_are_checked(client: FlaskClient) -> None:
     assert all("token" in s for s in body["seats"])
 
 
-def test_open_true_with_another_status_is_a_bad_request(client: FlaskClient) -> None:
-    assert problem(client.get("/games?open=true&status=over"), 400)["field"] == "open"
+def test_open_true_with_another_status_lists_nothing(client: FlaskClient) -> None:
+    create_open(client)
+    create_open(client, seats=["Ann", "Bob"])
+    assert listed(client, "open=true&status=active") == []
+    assert listed(client, "open=true&status=over") == []
     assert problem(client.get("/games?open=false"), 400)["field"] == "open"

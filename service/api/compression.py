@@ -1,0 +1,43 @@
+"""Response compression (flask-compress): gzip, Brotli, zstd or deflate, as the request's
+``Accept-Encoding`` allows, for JSON, problem documents, the OpenAPI document and the docs
+page, from 500 bytes up. A streamed response (the SSE event stream) is never compressed:
+an event must reach its client when it is written, not when a compressor's block fills.
+
+flask-compress would append the coding to a strong ETag (``"3:gzip"``); the game's version
+stays the ETag whatever the coding (clients send it back in ``If-Match``), and the service
+answers ``If-None-Match`` itself (``service.api.http.not_modified``).
+"""
+
+from __future__ import annotations
+
+from flask import Flask, Response
+from flask_compress import Compress
+
+MIMETYPES = [
+    "application/json",
+    "application/problem+json",
+    "application/yaml",
+    "text/html",
+    "text/css",
+    "text/javascript",
+    "application/javascript",
+]
+
+
+def install(app: Flask) -> None:
+    app.config.update(
+        COMPRESS_REGISTER=False,  # our hook below calls it
+        COMPRESS_MIMETYPES=MIMETYPES,
+        COMPRESS_STREAMS=False,
+        COMPRESS_EVALUATE_CONDITIONAL_REQUEST=False,
+        COMPRESS_MIN_SIZE=500,
+    )
+    compress = Compress(app)
+
+    @app.after_request
+    def _compress(response: Response) -> Response:
+        etag = response.headers.get("ETag")
+        response = compress.after_request(response)
+        if etag is not None:
+            response.headers["ETag"] = etag
+        return response

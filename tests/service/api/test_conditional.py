@@ -1,0 +1,180 @@
+"""Conditional reads (``If-None-Match`` with the version ETag: 304 on every game resource)
+and compression (when the client accepts it; never the event stream)."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import socket
+import time
+
+import pytest
+import requests
+from flask import Flask
+from flask.testing import FlaskClient
+
+from tests.service.api.conftest import Api, Game, LiveServer, admin
+
+# Every GET of one game that carries the version as its ETag.
+RESOURCES = [
+    "",
+    "/state",
+    "/states/1",
+    "/pending",
+    "/legal-commands",
+    "/events",
+    "/undo-requests",
+]
+
+
+def paths(game: Game) -> list[str]:
+    return [f"/games/{game.game_id}{suffix}" for suffix in RESOURCES]
+
+
+@pytest.mark.parametrize("kind", ["board", "cards"])
+def test_every_game_resource_answers_304_while_the_game_has_not_moved(
+    api: Api, client: FlaskClient, kind: str
+) -> None:
+    game = api.create(kind, 2, seed=11)
+    for path in paths(game):
+        # given the resource as read once
+        first = client.get(path, headers=game.seat(0))
+        assert first.status_code == 200, (path, first.get_json())
+        etag = first.headers["ETag"]
+        # when it is read again with its ETag (strong, weak, in a list, or *)
+        for header in (etag, f"W/{etag}", f'"999999", {etag}', "*"):
+            again = client.get(path, headers={**game.seat(0), "If-None-Match": header})
+            # then the answer is a 304 without a body, with the same ETag
+            assert again.status_code == 304, (path, header)
+            assert again.data == b"" and again.headers["ETag"] == etag
+        # and another version's ETag gets the whole body
+        stale = client.get(path, headers={**game.seat(0), "If-None-Match": '"1"'})
+        assert stale.status_code == 200 and stale.data == first.data
+    # once the game moves on, the old ETag no longer matches anywhere
+    seat = api.awaited(game)[0]
+    version = api.version(game)
+    assert api.command(game, seat, api.legal(game, seat)[0]).status_code == 200
+    for path in paths(game):
+        moved = client.get(path, headers={**game.seat(0), "If-None-Match": f'"{version}"'})
+        assert moved.status_code == 200, path
+        assert moved.headers["ETag"] != f'"{version}"'
+
+
+def test_a_result_is_conditional_too(api: Api, client: FlaskClient) -> None:
+    # the result of a game that has not ended is a 409, never a 304
+    game = api.create("cards", 2)
+    etag = f'"{api.version(game)}"'
+    refused = client.get(f"/games/{game.game_id}/result", headers={"If-None-Match": etag})
+    assert refused.status_code == 409
+
+
+def test_a_post_ignores_if_none_match(api: Api, client: FlaskClient) -> None:
+    game = api.create("board", 2)
+    etag = f'"{api.version(game)}"'
+    seat = api.awaited(game)[0]
+    command = api.legal(game, seat)[0]
+    response = api.command(game, seat, command, headers={"If-None-Match": etag})
+    assert response.status_code == 200
+
+
+@pytest.fixture
+def raw(app: Flask) -> FlaskClient:
+    """A test client that does not check responses against the spec (whose checker cannot
+    read a compressed body): the bodies here are compared with checked ones."""
+    return FlaskClient(app, app.response_class)
+
+
+def test_json_is_compressed_when_the_client_accepts_it(api: Api, raw: FlaskClient) -> None:
+    client = raw
+    game = api.create("board", 2, seed=5)
+    seat = api.awaited(game)[0]
+    path = f"/games/{game.game_id}/legal-commands"
+    plain = client.get(path, headers=game.seat(seat))
+    packed = client.get(path, headers={**game.seat(seat), "Accept-Encoding": "gzip"})
+    # then the same document comes back gzip-coded, much smaller, with the same ETag
+    assert "Content-Encoding" not in plain.headers
+    assert packed.headers["Content-Encoding"] == "gzip"
+    assert "Accept-Encoding" in packed.headers["Vary"]
+    assert packed.headers["ETag"] == plain.headers["ETag"]
+    assert gzip.decompress(packed.data) == plain.data
+    assert len(packed.data) * 4 < len(plain.data)
+    # and a 304 stays empty
+    again = client.get(
+        path,
+        headers={
+            **game.seat(seat),
+            "Accept-Encoding": "gzip",
+            "If-None-Match": plain.headers["ETag"],
+        },
+    )
+    assert again.status_code == 304 and again.data == b""
+
+
+def test_the_spec_and_problems_are_compressed_too(raw: FlaskClient) -> None:
+    client = raw
+    spec = client.get("/openapi.yaml", headers={"Accept-Encoding": "br, gzip"})
+    assert spec.headers["Content-Encoding"] in {"br", "gzip"}
+    tiny = client.get("/games/nosuchgame", headers={"Accept-Encoding": "gzip"})
+    assert tiny.status_code == 404 and "Content-Encoding" not in tiny.headers  # under 500 B
+
+
+def test_the_event_stream_is_never_compressed(live_server: LiveServer) -> None:
+    """Over a real socket: the stream's head has no Content-Encoding and an event written
+    after the head arrives at once, readable as plain text."""
+    created = requests.post(
+        f"{live_server.url}/games",
+        json={"kind": "cards", "seats": ["Ann", "Bob"]},
+        timeout=10,
+    )
+    assert created.status_code == 201
+    game_id = created.json()["game"]["game_id"]
+    tokens = [s["token"] for s in created.json()["seats"]]
+    host, port = live_server.url.removeprefix("http://").split(":")
+    with socket.create_connection((host, int(port)), timeout=10) as sock:
+        sock.sendall(
+            (
+                f"GET /games/{game_id}/events/stream?after=0&wait=5 HTTP/1.1\r\n"
+                f"Host: {host}\r\nAccept-Encoding: gzip, br, zstd, deflate\r\n"
+                "Accept: text/event-stream\r\n\r\n"
+            ).encode()
+        )
+        received = b""
+        deadline = time.monotonic() + 10
+        while b"\r\n\r\n" not in received and time.monotonic() < deadline:
+            received += sock.recv(65536)
+        head = received.split(b"\r\n\r\n", 1)[0].decode().lower()
+        assert "text/event-stream" in head and "content-encoding" not in head
+        while b"id: " not in received and time.monotonic() < deadline:
+            received += sock.recv(65536)
+        assert b"data: " in received  # plain text: the start events, as written
+        # when a command is sent now, its event arrives on the open stream
+        pending = requests.get(f"{live_server.url}/games/{game_id}/pending", timeout=10).json()
+        seat = pending["awaited"][0]
+        legal = requests.get(
+            f"{live_server.url}/games/{game_id}/legal-commands",
+            headers={"Authorization": f"Bearer {tokens[seat]}"},
+            timeout=10,
+        ).json()
+        sent = requests.post(
+            f"{live_server.url}/games/{game_id}/commands",
+            json=legal["commands"][0],
+            headers={"Authorization": f"Bearer {tokens[seat]}", "If-Match": "*"},
+            timeout=10,
+        )
+        assert sent.status_code == 200
+        new_version = sent.json()["version"]
+        marker = f"id: {new_version}".encode()
+        while marker not in received and time.monotonic() < deadline:
+            received += sock.recv(65536)
+        assert marker in received
+
+
+def test_admin_events_are_conditional(api: Api, client: FlaskClient) -> None:
+    game = api.create("cards", 2)
+    first = client.get(f"/games/{game.game_id}/events", headers=admin())
+    again = client.get(
+        f"/games/{game.game_id}/events",
+        headers={**admin(), "If-None-Match": first.headers["ETag"]},
+    )
+    assert again.status_code == 304
+    assert json.loads(first.data)["version"] == int(first.headers["ETag"].strip('"'))
