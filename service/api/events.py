@@ -23,7 +23,7 @@ from flask import Blueprint, Response, request, stream_with_context
 
 from service.api.auth import Caller
 from service.api.context import caller_for, services
-from service.api.http import json_response, load_query
+from service.api.http import json_response, load_query, not_modified
 from service.api.presenters import events_json
 from service.api.problems import bad_request
 from service.api.schemas import EventListQuerySchema, StreamQuerySchema
@@ -43,6 +43,9 @@ def list_events(game_id: str) -> Response:
     query = load_query(EventListQuerySchema())
     games = services().games
     current = games.load(game_id)
+    unchanged = not_modified(current.version)  # spare reading and redacting the page
+    if unchanged is not None:
+        return unchanged
     page = games.events(game_id, after_version=query["after"], limit=query["limit"])
     next_after = page[-1].version if page and page[-1].version < current.version else None
     body = {
