@@ -4,12 +4,16 @@ every seat is claimed. Every response is checked against openapi.yaml."""
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 import pytest
+import requests
 from flask.testing import FlaskClient
 
-from tests.service.api.conftest import KINDS, auth, problem
+from tests.service.api.conftest import KINDS, LiveServer, auth, problem
+
+RACERS = 8
 
 
 def create_open(
@@ -183,3 +187,49 @@ def test_open_true_with_another_status_lists_nothing(client: FlaskClient) -> Non
     assert listed(client, "open=true&status=active") == []
     assert listed(client, "open=true&status=over") == []
     assert problem(client.get("/games?open=false"), 400)["field"] == "open"
+
+
+def test_racing_claims_over_http_leave_one_owner(live_server: LiveServer) -> None:
+    """8 clients claim the same seat at once through the real server (gunicorn, gevent
+    workers, real Redis): one gets the token, every other a 409, and only that token plays."""
+    created = requests.post(
+        f"{live_server.url}/games",
+        json={"kind": "cards", "seats": ["Ann", {"type": "open"}]},
+        timeout=10,
+    )
+    assert created.status_code == 201
+    game_id = created.json()["game"]["game_id"]
+    barrier = threading.Barrier(RACERS)
+    answers: list[requests.Response] = []
+    lock = threading.Lock()
+
+    def racer(n: int) -> None:
+        with requests.Session() as session:
+            barrier.wait(timeout=10)
+            response = session.post(
+                f"{live_server.url}/games/{game_id}/seats/1/claim",
+                json={"name": f"racer{n}"},
+                timeout=30,
+            )
+        with lock:
+            answers.append(response)
+
+    threads = [threading.Thread(target=racer, args=(n,)) for n in range(RACERS)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+    statuses = sorted(r.status_code for r in answers)
+    assert statuses == [201] + [409] * (RACERS - 1), [r.text for r in answers]
+    won = next(r.json() for r in answers if r.status_code == 201)
+    token = won["seat"]["token"]
+    state = requests.get(
+        f"{live_server.url}/games/{game_id}/state",
+        headers={"Authorization": f"Bearer {token}"},
+        timeout=10,
+    )
+    assert state.json()["viewer"] == "seat:1"
+    game = requests.get(f"{live_server.url}/games/{game_id}", timeout=10).json()
+    assert game["status"] == "active" and game["seats"][1]["name"] == won["seat"]["name"]
+    log = requests.get(f"{live_server.url}/games/{game_id}/events", timeout=10).json()
+    assert [e["type"] for e in log["items"]].count("service.SeatClaimed") == 1
