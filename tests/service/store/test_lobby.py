@@ -22,7 +22,7 @@ from service.errors import (
 )
 from service.events import SeatClaimed
 from tests.service.store.conftest import Backend, meta
-from tests.service.store.pile_game import TakeCounters
+from tests.service.store.pile_game import PILE, TakeCounters
 
 THREADS = 8
 
@@ -170,3 +170,23 @@ def test_no_undo_reaches_before_the_start(service: GameService) -> None:
     with pytest.raises(RevertNotAllowed):
         service.undo.check_revert_target(game, claimed.game.version - 1)
     service.undo.check_revert_target(game, claimed.game.version)
+
+
+def test_a_process_whose_copy_is_still_open_accepts_commands_once_another_started_it(
+    backend: Backend,
+) -> None:
+    # given two server processes (each its own game cache) on one store
+    first, second = (
+        GameService(backend.events, backend.snapshots, {"pile": PILE}, cache_size=16)
+        for _ in range(2)
+    )
+    game_id = open_game(first, seats=2, open_seats=(1,))
+    # the first keeps a copy of the open game (a refused command loaded it)
+    with pytest.raises(GameNotStarted):
+        first.handle(game_id, TakeCounters(0, 1), meta=meta(0))
+    assert first.repository.cached(game_id) is not None
+    # when the second process takes the claim that starts the game
+    second.claim_seat(game_id, 1, "Bea", claim_meta(None, 1))
+    # then the first, on its stale copy, still accepts the next command
+    outcome = first.handle(game_id, TakeCounters(0, 1), meta=meta(0))
+    assert outcome.game.info.status == "active"
