@@ -88,15 +88,17 @@ def position_from_view(view: Mapping[str, Any], rng: random.Random) -> dict[str,
     my_total = sum(my_points.values())
     points = []
     for seat in range(n):
-        if seat == me:
-            points.append(my_points)
+        if seats[seat]["points"] is not None:  # one's own, or all with open scoring
+            points.append({name: int(seats[seat]["points"][name]) for name in _NAMES})
         else:
             points.append(dict(zip(_NAMES, _split(my_total, 4, rng), strict=True)))
-    others = [s for s in range(n) if s != me]
-    my_taken = int(seats[me]["treasures"])
-    hidden_taken = max(0, TREASURES_AT_START - len(on_board_treasures) - my_taken)
-    split = _split(hidden_taken, len(others), rng)
-    taken = [my_taken if s == me else split[others.index(s)] for s in range(n)]
+    hidden = [s for s in range(n) if seats[s]["treasures"] is None]
+    known_taken = sum(int(s["treasures"]) for s in seats if s["treasures"] is not None)
+    hidden_taken = max(0, TREASURES_AT_START - len(on_board_treasures) - known_taken)
+    split = _split(hidden_taken, len(hidden), rng) if hidden else []
+    taken = [
+        split[hidden.index(s)] if s in hidden else int(seats[s]["treasures"]) for s in range(n)
+    ]
 
     decision = pending["decision"]
     choice = None
@@ -112,7 +114,7 @@ def position_from_view(view: Mapping[str, Any], rng: random.Random) -> dict[str,
         "seats": [s["name"] for s in seats],
         "seed": 0,
         "start_player": 0,
-        "options": {},
+        "options": {k: v for k, v in view["options"].items() if v},  # as the game stores them
         "board": view["board"],
         "hands": hands,
         "bag": [_NAMES[c] for c in bag],

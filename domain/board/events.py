@@ -8,9 +8,8 @@ derived again by ``evolve``, so an event never duplicates the rules.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
-from domain.board.model import Monument
+from domain.board.model import Monument, Options
 from domain.common.codec import TypeRegistry
 from domain.common.colours import Colour
 
@@ -34,7 +33,7 @@ class GameStarted(Event):
     seats: tuple[str, ...]
     seed: int
     start_player: int
-    options: dict[str, Any] = field(default_factory=dict)
+    options: Options = field(default_factory=Options)
 
 
 @EVENTS.register("TilesDrawn", 1)

@@ -50,6 +50,16 @@ class Monument(StrEnum):
 
 
 MONUMENTS: tuple[Monument, ...] = tuple(Monument)
+
+
+@dataclass(frozen=True, slots=True)
+class Options:
+    """Rule options of the board game (all off by default)."""
+
+    open_scoring: bool = False  # victory points are public, as some online implementations play
+
+
+OPTION_NAMES: tuple[str, ...] = ("open_scoring",)
 MONUMENT_COLOURS: tuple[tuple[int, int], ...] = tuple(
     (colour_index(Colour(m.value.split("-")[0])), colour_index(Colour(m.value.split("-")[1])))
     for m in MONUMENTS

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping, Sequence
+from dataclasses import fields
 from typing import Any
 
 from domain.board.events import Event, GameStarted, TilesDrawn
@@ -17,9 +18,11 @@ from domain.board.model import (
     CATASTROPHES_PER_SEAT,
     EMPTY,
     HAND_SIZE,
+    OPTION_NAMES,
     RED,
     TEMPLE,
     TILE_COUNTS,
+    Options,
     State,
 )
 from domain.common.colours import COLOURS
@@ -28,12 +31,17 @@ from domain.common.exact import is_int
 
 
 def normalize_options(options: Mapping[str, Any]) -> dict[str, Any]:
-    """The board game has no options yet: any key is an error."""
+    """Every option (booleans, default false) filled in; unknown keys are refused."""
     if not isinstance(options, Mapping):
         raise FormatError("options must be an object", "options")
-    for key in options:
-        raise FormatError(f"unknown option {key!r}", str(key))
-    return {}
+    out: dict[str, Any] = dict.fromkeys(OPTION_NAMES, False)
+    for key, value in options.items():
+        if key not in out:
+            raise FormatError(f"unknown option (known: {', '.join(OPTION_NAMES)})", str(key))
+        if not isinstance(value, bool):
+            raise FormatError(f"must be true or false, got {value!r}", key)
+        out[key] = value
+    return out
 
 
 def start(seat_names: Sequence[str], options: Mapping[str, Any], seed: int) -> list[Event]:
@@ -45,7 +53,7 @@ def start(seat_names: Sequence[str], options: Mapping[str, Any], seed: int) -> l
         raise FormatError(f"expected an integer seed, got {seed!r}", "seed")
     opts = normalize_options(options)
     bag, start_player = bag_order(seed, len(names))
-    events: list[Event] = [GameStarted(tuple(names), seed, start_player, opts)]
+    events: list[Event] = [GameStarted(tuple(names), seed, start_player, Options(**opts))]
     for seat in range(len(names)):
         tiles = bag[seat * HAND_SIZE : (seat + 1) * HAND_SIZE]
         events.append(TilesDrawn(seat, tuple(COLOURS[c] for c in tiles)))
@@ -87,5 +95,11 @@ def initial_state(started: GameStarted) -> State:
         active=started.start_player,
         actions=0,
         decision=ACTION,
-        options=tuple(sorted(started.options.items())),
+        # only options that differ from their default: a game stored before an option
+        # existed keeps the same position (and snapshots) as a new game without it
+        options=tuple(
+            (f.name, getattr(started.options, f.name))
+            for f in fields(Options)
+            if getattr(started.options, f.name) != f.default
+        ),
     )

@@ -10,8 +10,11 @@ from domain.board.events import EVENTS, Event, GameStarted, TilesDrawn, TilesSwa
 from domain.board.flow import awaited_seat
 from domain.board.geometry import coords
 from domain.board.model import (
+    CATASTROPHE,
     CHOOSE_WAR,
     DYNASTIES,
+    FACE_DOWN,
+    FACE_UP,
     MONUMENT,
     MONUMENTS,
     OVER,
@@ -63,7 +66,11 @@ def declined_json(state: State) -> list[JSON]:
 
 def pending(state: State) -> JSON:
     seat = awaited_seat(state)
-    out: JSON = {"awaiting": [] if seat < 0 else [seat], "decision": state.decision}
+    out: JSON = {
+        "kind": "board",
+        "awaiting": [] if seat < 0 else [seat],
+        "decision": state.decision,
+    }
     d = state.decision
     if d in (REVOLT_SUPPORT, WAR_SUPPORT):
         out["conflict"] = conflict_json(state)
@@ -103,6 +110,7 @@ def result(state: State) -> JSON | None:
     places = rank_players(scores)
     place_of = {seat: i + 1 for i, group in enumerate(places) for seat in group}
     return {
+        "kind": "board",
         "reason": state.ended,
         "seats": [
             {
@@ -116,6 +124,7 @@ def result(state: State) -> JSON | None:
                 "score": s.score,
                 "key": list(s.key),
                 "place": place_of[s.seat],
+                "winner": place_of[s.seat] == 1,
             }
             for s in scores
         ],
@@ -123,31 +132,64 @@ def result(state: State) -> JSON | None:
     }
 
 
-def view(state: State, viewer: int | None) -> JSON:
+def open_scoring(state: State) -> bool:
+    """The ``open_scoring`` option: every seat's victory points are public."""
+    return bool(dict(state.options).get("open_scoring", False))
+
+
+def tiles_json(state: State) -> tuple[list[JSON], list[list[int]]]:
+    """The tiles on the board (colour, square, face up or down under a monument) and the
+    catastrophe tiles' squares, in square order."""
+    tiles: list[JSON] = []
+    catastrophes: list[list[int]] = []
+    for sq, code in enumerate(state.board):
+        if FACE_UP <= code < FACE_UP + 4:
+            tiles.append({"colour": str(COLOURS[code - FACE_UP]), "at": at(sq), "face_up": True})
+        elif FACE_DOWN <= code < FACE_DOWN + 4:
+            tiles.append({"colour": str(COLOURS[code - FACE_DOWN]), "at": at(sq), "face_up": False})
+        elif code == CATASTROPHE:
+            catastrophes.append(at(sq))
+    return tiles, catastrophes
+
+
+def view(state: State, viewer: int | None, *, complete: bool = False) -> JSON:
+    """What ``viewer`` (a seat, or None) may see; ``complete``: everything (the admin).
+    Once the game is over every view is complete. Every key is always present: what
+    the caller may not see is ``null``."""
     viewer = check_viewer(viewer, state.seat_count)
     over = state.decision == OVER
+    complete = complete or over
+    scores_public = complete or open_scoring(state)
     built = {m for m, _ in state.monuments}
     seats = []
     for seat in range(state.seat_count):
-        entry: JSON = {
-            "seat": seat,
-            "name": state.seats[seat],
-            "dynasty": DYNASTIES[seat],
-            "hand_size": state.hand_size(seat),
-            "supply": [str(COLOURS[c]) for c in range(4) if state.leaders[seat * 4 + c] < 0],
-            "catastrophes": state.catastrophes[seat],
-        }
-        if over or seat == viewer:
-            entry["hand"] = colour_counts(state.hands[seat])
-            entry["points"] = colour_counts(state.points[seat])
-            entry["treasures"] = state.taken[seat]
-        seats.append(entry)
-    out: JSON = {
+        mine = complete or seat == viewer
+        scores = scores_public or seat == viewer
+        seats.append(
+            {
+                "seat": seat,
+                "name": state.seats[seat],
+                "dynasty": DYNASTIES[seat],
+                "hand_size": state.hand_size(seat),
+                "supply": [str(COLOURS[c]) for c in range(4) if state.leaders[seat * 4 + c] < 0],
+                "catastrophes": state.catastrophes[seat],
+                "hand": colour_counts(state.hands[seat]) if mine else None,
+                "points": colour_counts(state.points[seat]) if scores else None,
+                "treasures": state.taken[seat] if scores else None,
+            }
+        )
+    tiles, catastrophes = tiles_json(state)
+    return {
         "kind": "board",
         "viewer": viewer,
+        "complete": complete,
+        "over": over,
+        "options": {"open_scoring": open_scoring(state)},
         "turn": state.turn,
         "active": state.active,
         "board": format_board(state.board, state.treasures, state.unification),
+        "tiles": tiles,
+        "catastrophes": catastrophes,
         "leaders": [
             {"seat": i >> 2, "colour": str(COLOURS[i & 3]), "at": at(sq)}
             for i, sq in enumerate(state.leaders)
@@ -164,23 +206,32 @@ def view(state: State, viewer: int | None) -> JSON:
         "out_of_game": sum(state.out),  # colours hidden: swapped tiles are discarded face down
         "seats": seats,
         "pending": pending(state),
+        "seed": state.seed if complete else None,
+        "bag": [str(COLOURS[c]) for c in state.bag] if complete else None,
+        "result": result(state),
     }
-    if over:
-        out["seed"] = state.seed
-        out["bag"] = [str(COLOURS[c]) for c in state.bag]
-        out["result"] = result(state)
-    return out
+
+
+# What ``event_view`` hides from a viewer, by event type: (fields left out, fields added
+# in their place). The contract types each event's data as its full or redacted form.
+REDACTED: dict[str, tuple[tuple[str, ...], dict[str, str]]] = {
+    "GameStarted": (("seed",), {}),
+    "TilesDrawn": (("tiles",), {"count": "integer"}),
+    "TilesSwapped": (("black", "red", "blue", "green", "drawn"), {"count": "integer"}),
+}
 
 
 def event_view(event: Event, viewer: int | None, state_after: State) -> JSON:
+    """An event's data (without its ``type``) as ``viewer`` may see it."""
     viewer = check_viewer(viewer, state_after.seat_count)
     data = EVENTS.to_json(event)
+    del data["type"]  # the envelope names it
     if state_after.decision == OVER:
         return data
     if isinstance(event, GameStarted):
         del data["seed"]  # B-HIDDEN-1: the bag's order is secret
     elif isinstance(event, TilesDrawn) and event.seat != viewer:
-        data = {"type": data["type"], "seat": event.seat, "count": len(event.tiles)}
+        data = {"seat": event.seat, "count": len(event.tiles)}
     elif isinstance(event, TilesSwapped) and event.seat != viewer:
-        data = {"type": data["type"], "seat": event.seat, "count": len(event.drawn)}
+        data = {"seat": event.seat, "count": len(event.drawn)}
     return data

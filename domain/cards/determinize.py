@@ -93,7 +93,7 @@ def position_from_view(view: Mapping[str, Any], rng: random.Random) -> dict[str,
     me = view["viewer"]
     if not is_int(me):
         raise ValueError("determinization needs a seat's view, not a spectator's")
-    players = view["players"]
+    players = view["seats"]
     n = len(players)
     left = dict(zip(_NAMES, DECK, strict=True))
     treasures_left = TREASURES
@@ -134,7 +134,8 @@ def position_from_view(view: Mapping[str, Any], rng: random.Random) -> dict[str,
     for seat, player in enumerate(players):
         if open_piles and player["vp_count"]:
             # Colour counts are public: only the order below the top is hidden.
-            cards = [k for k, v in player["vp"].items() for _ in range(int(v))]
+            cards = [k for k, v in player["points"].items() for _ in range(int(v))]
+            cards += [_TREASURE] * int(player["treasures"])
             cards.remove(player["vp_top"])
             rng.shuffle(cards)
             vp[seat] = cards
@@ -206,7 +207,7 @@ def position_from_view(view: Mapping[str, Any], rng: random.Random) -> dict[str,
         "vp": vp,
         "discard": dict(view["discard"]),
         "destroyed": list(view["destroyed"]),
-        "catastrophes": [bool(p["catastrophe"]) for p in players],
+        "catastrophes": [bool(p["catastrophes"]) for p in players],
         "ships_available": list(view["ships_available"]),
         "turn": view["turn"],
         "active": view["active"],

@@ -72,8 +72,8 @@ class CardRules:
     def result(self, state: State) -> JSON | None:
         return result(state)
 
-    def view(self, state: State, viewer: int | None) -> JSON:
-        return view(state, viewer)
+    def view(self, state: State, viewer: int | None, *, complete: bool = False) -> JSON:
+        return view(state, viewer, complete=complete)
 
     def event_view(self, event: Event, viewer: int | None, state_after: State) -> JSON:
         return event_view(event, viewer, state_after)

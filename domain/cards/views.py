@@ -9,6 +9,7 @@ from domain.cards.events import EVENTS, CardPlayed, CardsDrawn, Event, GameStart
 from domain.cards.flow import DECISION_NAMES, current_decision
 from domain.cards.model import (
     COLOUR_OF,
+    DYNASTIES,
     INDEX,
     Card,
     ChooseWar,
@@ -29,17 +30,22 @@ from domain.common.seats import check_viewer
 
 
 def pending(state: State) -> JSON:
-    """``{"awaiting": [seats], "decision": name, ...details}``."""
+    """``{"kind": "cards", "awaiting": [seats], "decision": name, ...details}``."""
     if state.over is not None:
-        return {"awaiting": [], "decision": "none", "reason": state.over}
+        return {"kind": "cards", "awaiting": [], "decision": "over", "reason": state.over}
     decision = current_decision(state)
     if decision is None:
         return {
+            "kind": "cards",
             "awaiting": [state.active],
             "decision": "action",
             "actions_left": state.actions_left,
         }
-    out: JSON = {"awaiting": [decision.seat], "decision": DECISION_NAMES[type(decision)]}
+    out: JSON = {
+        "kind": "cards",
+        "awaiting": [decision.seat],
+        "decision": DECISION_NAMES[type(decision)],
+    }
     if isinstance(decision, Offer):
         out.update(colour=decision.colour.value, reason=decision.reason)
     elif isinstance(decision, ShipOffer):
@@ -75,12 +81,16 @@ def conflict_json(state: State) -> JSON | None:
     }
 
 
-def _counts(cards: tuple[Card, ...]) -> dict[str, int]:
-    out = {c.value: 0 for c in COLOURS}
-    out["treasure"] = 0
+def _points(cards: tuple[Card, ...]) -> tuple[dict[str, int], int]:
+    """A VP pile as points per colour and its treasure cards (the jokers)."""
+    points = {c.value: 0 for c in COLOURS}
+    treasures = 0
     for card in cards:
-        out[card.value] += 1
-    return out
+        if card is Card.TREASURE:
+            treasures += 1
+        else:
+            points[card.value] += 1
+    return points, treasures
 
 
 def _hand_json(hand: tuple[int, ...]) -> dict[str, int]:
@@ -123,33 +133,41 @@ def display_json(state: State) -> JSON:
     return {"columns": columns, "bridges": bridges}
 
 
-def view(state: State, viewer: int | None) -> JSON:
-    """What ``viewer`` (a seat, or None for a spectator) may see."""
+def view(state: State, viewer: int | None, *, complete: bool = False) -> JSON:
+    """What ``viewer`` (a seat, or None) may see; ``complete``: everything (the admin).
+    Once the game is over every view is complete. Every key is always present: what
+    the caller may not see is ``null``."""
     viewer = check_viewer(viewer, state.seat_count)
     ended = state.over is not None
-    everything = ended
-    players = []
+    complete = complete or ended
+    seats = []
     for seat, name in enumerate(state.seats):
         pile = state.vp[seat]
-        player: JSON = {
-            "seat": seat,
-            "name": name,
-            "hand_size": state.hand_size(seat),
-            "catastrophe": state.catastrophes[seat],
-            "supply": [c.value for i, c in enumerate(COLOURS) if state.leaders[seat * 4 + i] < 0],
-            "vp_count": len(pile),
-            "vp_top": pile[-1].value if pile else None,
-        }
-        if everything or seat == viewer:
-            player["hand"] = _hand_json(state.hands[seat])
-        if everything or state.options.open_vp_piles:
-            player["vp"] = _counts(pile)
-        if everything:
-            player["vp_order"] = [c.value for c in pile]
-        players.append(player)
-    out: JSON = {
+        scores = complete or state.options.open_vp_piles
+        points, treasures = _points(pile)
+        seats.append(
+            {
+                "seat": seat,
+                "name": name,
+                "dynasty": DYNASTIES[seat],
+                "hand_size": state.hand_size(seat),
+                "supply": [
+                    c.value for i, c in enumerate(COLOURS) if state.leaders[seat * 4 + i] < 0
+                ],
+                "catastrophes": int(state.catastrophes[seat]),
+                "hand": _hand_json(state.hands[seat]) if complete or seat == viewer else None,
+                "points": points if scores else None,
+                "treasures": treasures if scores else None,
+                "vp_count": len(pile),
+                "vp_top": pile[-1].value if pile else None,
+                "vp_order": [c.value for c in pile] if complete else None,
+            }
+        )
+    return {
         "kind": "cards",
         "viewer": viewer,
+        "complete": complete,
+        "over": ended,
         "options": {
             "leader_colour_must_differ": state.options.leader_colour_must_differ,
             "allow_withdraw": state.options.allow_withdraw,
@@ -160,8 +178,8 @@ def view(state: State, viewer: int | None) -> JSON:
         "start_player": state.start_player,
         "actions_left": state.actions_left,
         "display": display_json(state),
-        "text": display_text(state, hide_face_down=not ended),
-        "players": players,
+        "text": display_text(state, hide_face_down=not complete),
+        "seats": seats,
         "pile_size": state.pile_size,
         "discard": _hand_json(state.discard),
         "destroyed": [c.value for c in state.destroyed],
@@ -170,14 +188,11 @@ def view(state: State, viewer: int | None) -> JSON:
         "treasures_left": display.treasures_left(state),
         "conflict": conflict_json(state),
         "pending": pending(state),
-        "over": ended,
+        "seed": state.seed if complete else None,
+        "pile": [c.value for c in state.pile[state.drawn :]] if complete else None,
+        "set_aside": [c.value for c in state.set_aside] if complete else None,
         "result": result(state),
     }
-    if everything:
-        out["seed"] = state.seed
-        out["pile"] = [c.value for c in state.pile[state.drawn :]]
-        out["set_aside"] = [c.value for c in state.set_aside]
-    return out
 
 
 COLOUR_OF_SHIP: dict[Card, str] = {
@@ -187,10 +202,21 @@ COLOUR_OF_SHIP: dict[Card, str] = {
 }
 
 
+# What ``event_view`` hides from a viewer, by event type: (fields left out, fields added
+# in their place). The contract types each event's data as its full or redacted form.
+REDACTED: dict[str, tuple[tuple[str, ...], dict[str, str]]] = {
+    "GameStarted": (("seed",), {}),
+    "CardsDrawn": (("cards",), {"count": "integer"}),
+    "CardPlayed": (("colour",), {}),
+}
+
+
 def event_view(event: Event, viewer: int | None, state_after: State) -> JSON:
-    """An event as ``viewer`` may see it: others' draws as a count, no seed."""
+    """An event's data (without its ``type``) as ``viewer`` may see it: others' draws as
+    a count, no seed, a card laid face down without its colour."""
     viewer = check_viewer(viewer, state_after.seat_count)
     data: dict[str, Any] = EVENTS.to_json(event)
+    del data["type"]  # the envelope names it
     if state_after.over is not None:
         return data
     if isinstance(event, CardsDrawn) and event.seat != viewer:
@@ -227,17 +253,21 @@ def result(state: State) -> JSON | None:
     places = rank_players([s for s, _, _ in scores])
     place_of = {seat: i + 1 for i, group in enumerate(places) for seat in group}
     return {
+        "kind": "cards",
         "reason": state.over,
-        "players": [
+        "seats": [
             {
                 "seat": final.seat,
-                "vp": {c.value: points[c] for c in COLOURS},
-                "jokers": jokers,
-                "joker_assignment": {Colour(c).value: n for c, n in final.jokers.items()},
+                "name": state.seats[final.seat],
+                "dynasty": DYNASTIES[final.seat],
+                "points": {c.value: points[c] for c in COLOURS},
+                "treasures": jokers,
+                "treasures_assigned": {Colour(c).value: n for c, n in final.jokers.items()},
                 "totals": {Colour(c).value: n for c, n in final.points.items()},
                 "score": final.score,
                 "key": list(final.key),
                 "place": place_of[final.seat],
+                "winner": place_of[final.seat] == 1,
             }
             for final, points, jokers in scores
         ],

@@ -81,16 +81,18 @@ class GameRules(Protocol[S, C, E]):
         """Final scoring and places once the game is over, else None."""
         ...
 
-    def view(self, state: S, viewer: int | None) -> JSON:
-        """What ``viewer`` may see of the state (None: a spectator).
-        After the game has ended, everything is public."""
+    def view(self, state: S, viewer: int | None, *, complete: bool = False) -> JSON:
+        """What ``viewer`` may see of the state (None: a spectator); ``complete``:
+        everything (the admin). After the game has ended, everything is public. The
+        shape is the same for every caller: what is hidden is ``null``."""
         ...
 
     def event_view(self, event: E, viewer: int | None, state_after: S) -> JSON:
-        """An event as ``viewer`` may see it (e.g. another seat's draw shows
-        only a count). ``state_after`` is a state at or after the event (the
-        service passes the game's current one): it tells whether the game has
-        ended and what has become public since (a bridge card turned face up)."""
+        """An event's data (its fields, without ``type``) as ``viewer`` may see it
+        (e.g. another seat's draw shows only a count). ``state_after`` is a state
+        at or after the event (the service passes the game's current one): it tells
+        whether the game has ended and what has become public since (a bridge card
+        turned face up)."""
         ...
 
     def dump_position(self, state: S) -> JSON:

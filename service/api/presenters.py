@@ -1,8 +1,9 @@
 """Turning loaded games and stored events into JSON for one caller.
 
-Redaction goes through the domain only: ``rules.view`` and ``rules.event_view`` for seats
-and spectators, ``rules.dump_position`` (everything) for the admin and for history once a
-game has ended. Service events (undo requests, reverts) are public.
+Redaction goes through the domain only: ``rules.view`` and ``rules.event_view``. A state
+has one shape for every caller: the admin's view, and every view once a game has ended
+(history included), is the complete one. Service events (undo requests, reverts) are
+public.
 """
 
 from __future__ import annotations
@@ -49,10 +50,7 @@ def game_json(game: LoadedGame) -> JSON:
 def state_json(game: LoadedGame, caller: Caller, *, public: bool = False) -> JSON:
     """The state of ``game`` as ``caller`` may see it (``public``: history after the end)."""
     rules = game.rules
-    if caller.admin or public:
-        state: JSON = rules.dump_position(game.state)
-    else:
-        state = rules.view(game.state, caller.seat)
+    state = rules.view(game.state, caller.seat, complete=caller.admin or public)
     return {
         "game_id": game.game_id,
         "version": game.version,
@@ -69,8 +67,11 @@ def event_json(
     ``event_view`` shows everything (history is public after the end). ``state_after``
     replaces the current state for an event that a revert took back (``events_json``)."""
     metadata = event.metadata
-    if event.type.startswith(SERVICE_KIND + ".") or caller.admin:
+    if event.type.startswith(SERVICE_KIND + "."):
         data: dict[str, Any] = dict(event.data)
+    elif caller.admin:
+        data = current.rules.events.to_json(event.event)
+        del data["type"]  # the envelope names it
     else:
         after = current.state if state_after is None else state_after
         data = current.rules.event_view(event.event, caller.seat, after)

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import json
-
 from domain.board import (
     RULES,
     BuildMonument,
@@ -344,21 +342,22 @@ def test_swaps_and_draws_hide_colours_from_others_until_the_end() -> None:
     other = (seat + 1) % 3
     for viewer in (other, None):
         shown = RULES.event_view(swap[0], viewer, after)
-        assert shown == {"type": "TilesSwapped", "seat": seat, "count": 2}
+        assert shown == {"seat": seat, "count": 2}
         started = RULES.event_view(events[0], viewer, after)
         assert isinstance(events[0], GameStarted) and "seed" not in started
-        seen = json.dumps(RULES.view(after, viewer))
-        assert '"hand"' in seen if viewer is not None else '"hand"' not in seen
-        assert '"bag"' not in seen and '"seed"' not in seen
-        assert "hand" not in view(after, viewer)["seats"][seat]
-        assert "points" not in view(after, viewer)["seats"][seat]
+        seen = RULES.view(after, viewer)
+        hands = [s["hand"] is not None for s in seen["seats"]]
+        assert any(hands) if viewer is not None else not any(hands)
+        assert seen["bag"] is None and seen["seed"] is None
+        assert seen["seats"][seat]["hand"] is None
+        assert seen["seats"][seat]["points"] is None
     own = RULES.event_view(swap[0], seat, after)
     assert own["drawn"] == [str(c) for c in swap[0].drawn]
     # once the game is over, a spectator sees every hand, the bag, the seed and the swap
     from dataclasses import replace
 
     over = replace(after, decision="over", ended="bag")
-    assert RULES.event_view(swap[0], None, over) == RULES.events.to_json(swap[0])
+    assert RULES.event_view(swap[0], None, over) == RULES.events.encode(swap[0])[2]
     public = view(over, None)
     assert all("hand" in s and "points" in s for s in public["seats"])
     assert public["seed"] == 11 and len(public["bag"]) == len(over.bag)
@@ -410,5 +409,5 @@ def test_the_traders_owner_chooses_treasures_in_another_players_action() -> None
     assert taken.taken == (0, 1) and taken.decision == "action" and taken.active == 0
     assert taken.actions == 1
     # and who took which is public (the board shows it), the count stays in the seat's view.
-    assert RULES.event_view(events[0], 0, taken) == RULES.events.to_json(events[0])
-    assert "treasures" not in view(taken, 0)["seats"][1]
+    assert RULES.event_view(events[0], 0, taken) == RULES.events.encode(events[0])[2]
+    assert view(taken, 0)["seats"][1]["treasures"] is None

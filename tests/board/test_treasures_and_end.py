@@ -120,7 +120,7 @@ def test_taken_treasures_are_secret_wild_points() -> None:
     # rule B-TREASURE-4
     state = pos({}, ("", ""), taken=[2, 0], points=[[3, 1, 2, 2], [5, 5, 5, 5]])
     assert view(state, 0)["seats"][0]["treasures"] == 2
-    assert "treasures" not in view(state, 1)["seats"][0]
+    assert view(state, 1)["seats"][0]["treasures"] is None
     over = replace(state, decision="over", ended="bag")
     scored = result(over)
     assert scored is not None

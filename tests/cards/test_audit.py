@@ -84,6 +84,7 @@ def test_the_king_of_another_player_scores_the_joker_point() -> None:
     state = build("c0: T r:1k", hands={0: "b", 1: "b"})
     offered, _ = play(state, PlayCard(0, B, column=0))
     assert pending(offered) == {
+        "kind": "cards",
         "awaiting": [1],
         "decision": "point",
         "colour": "blue",
@@ -170,7 +171,12 @@ def test_a_ship_shortens_a_column_below_three_but_its_bridge_stays() -> None:
 def test_ship_points_are_one_per_leader_however_many_matching_ships() -> None:
     state = build("c0: T b:0b Sk\nc1: T k Sr k\nb0: k", hands={0: "bbbk"})
     end, _ = play(state, Pass(0))
-    assert pending(end) == {"awaiting": [0], "decision": "ship_points", "colours": ["blue"]}
+    assert pending(end) == {
+        "kind": "cards",
+        "awaiting": [0],
+        "decision": "ship_points",
+        "colours": ["blue"],
+    }
     after, _ = play(end, TakePoint(0, B))
     assert after.vp[0] == (Card.BLUE,) and after.active == 1
 
@@ -335,6 +341,7 @@ def test_a_red_war_never_takes_a_treasure_star_but_counts_it() -> None:
     assert display_text(done).splitlines()[:2] == ["c0: T k k", "c1: r k k"]
     assert done.vp[1] == (Card.RED,)  # the red card at c1.1; both treasures* stay
     assert pending(done) == {
+        "kind": "cards",
         "awaiting": [1],
         "decision": "point",
         "colour": "red",
@@ -399,6 +406,7 @@ def test_the_war_winners_trader_swaps_after_the_wars() -> None:
     assert pending(done)["decision"] == "point"  # the winner's card from hand first
     declined, _ = play(done, Decline(1))
     assert pending(declined) == {
+        "kind": "cards",
         "awaiting": [1],
         "decision": "treasure_swap",
         "bridge": 1,
@@ -527,13 +535,8 @@ def test_no_view_reveals_a_vp_pile_below_its_top_card_until_the_end() -> None:
     assert view(update(a, over="pile"), 0) != view(update(b, over="pile"), 0)
     opened = Options(open_vp_piles=True)
     c = build("c0: T:0g", vp={0: "kkrbT"}, hands={0: "g"}, options=opened)
-    assert view(c, None)["players"][0]["vp"] == {
-        "black": 2,
-        "red": 1,
-        "blue": 1,
-        "green": 0,
-        "treasure": 1,
-    }
+    assert view(c, None)["seats"][0]["points"] == {"black": 2, "red": 1, "blue": 1, "green": 0}
+    assert view(c, None)["seats"][0]["treasures"] == 1
 
 
 # rule C-HIDDEN-1
@@ -561,8 +564,8 @@ def test_hand_counts_are_public_and_a_random_game_start_shows_no_other_hand() ->
     events = RULES.start(["a", "b"], {}, 11)
     state = RULES.fold(events)
     for viewer in (0, 1, None):
-        players = view(state, viewer)["players"]
-        assert [("hand" in p) for p in players] == [viewer == 0, viewer == 1]
+        players = view(state, viewer)["seats"]
+        assert [(p["hand"] is not None) for p in players] == [viewer == 0, viewer == 1]
         assert [p["hand_size"] for p in players] == [8, 8]
         assert view(state, viewer)["set_aside_count"] == 30
-        assert "set_aside" not in view(state, viewer)
+        assert view(state, viewer)["set_aside"] is None

@@ -50,6 +50,7 @@ def test_the_owner_of_the_matching_leader_may_score_from_hand_even_when_not_acti
     state = build("c0: T r:1g", hands={0: "g", 1: "gk"})
     offered, _ = play(state, PlayCard(0, G, column=0))
     assert pending(offered) == {
+        "kind": "cards",
         "awaiting": [1],
         "decision": "point",
         "colour": "green",
@@ -101,6 +102,7 @@ def test_four_in_a_run_offer_a_ship_blue_any_other_colour_its_own() -> None:
     blue = build("c0: T b b b", hands={0: "b"})
     offered, _ = play(blue, PlayCard(0, B, column=0))
     assert pending(offered) == {
+        "kind": "cards",
         "awaiting": [0],
         "decision": "ship",
         "column": 0,
@@ -170,7 +172,12 @@ def test_ship_points_at_the_end_of_the_own_turn_per_leader_without_king_joker() 
     state = build(text, hands={0: "kkbbr", 1: "bb"})
     end, _ = play(state, Pass(0))
     # king with the blue-black ship; the priest's kingdom has a blue-green ship: no point
-    assert pending(end) == {"awaiting": [0], "decision": "ship_points", "colours": ["black"]}
+    assert pending(end) == {
+        "kind": "cards",
+        "awaiting": [0],
+        "decision": "ship_points",
+        "colours": ["black"],
+    }
     refused(end, TakePoint(0, R), "C-SHIP-5")
     after, _ = play(end, TakePoint(0, K))
     assert after.active == 1 and after.vp[0] == (Card.BLACK,)

@@ -72,6 +72,7 @@ def test_the_rules_object_describes_the_card_game() -> None:
     assert [RULES.is_draw(e) for e in events] == [False, True, True]
     assert RULES.awaited(state) == frozenset({state.start_player})
     assert RULES.pending(state) == {
+        "kind": "cards",
         "awaiting": [state.start_player],
         "decision": "action",
         "actions_left": 2,

@@ -103,6 +103,7 @@ def test_revolt_without_cards_the_winner_may_score_a_red_card_from_hand() -> Non
     revolt, _ = play(state, PlaceLeader(0, G, column=0, depth=2), CommitCards(0, 0))
     done, _ = play(revolt, CommitCards(1, 0))
     assert pending(done) == {
+        "kind": "cards",
         "awaiting": [1],
         "decision": "point",
         "colour": "red",
@@ -124,6 +125,7 @@ def test_a_join_lays_the_bridge_face_down_and_every_doubled_colour_is_a_war() ->
     joined, _ = play(state, PlayCard(0, B, bridge=1))
     assert joined.face_down == 1
     assert pending(joined) == {
+        "kind": "cards",
         "awaiting": [0],
         "decision": "choose_war",
         "colours": ["red", "green"],
@@ -215,6 +217,7 @@ def test_war_winner_takes_a_played_card_and_the_losers_side_cards_of_the_colour(
     war, _ = play(empty, PlayCard(0, K, bridge=1), CommitCards(0, 0))
     done, _ = play(war, CommitCards(1, 0))
     assert pending(done) == {
+        "kind": "cards",
         "awaiting": [0],
         "decision": "point",
         "colour": "green",
@@ -245,6 +248,7 @@ def test_after_a_join_the_trader_may_swap_all_treasures_but_one_for_red_cards() 
     state = build(text, hands={0: "rrrk"})
     joined, _ = play(state, PlayCard(0, K, bridge=1))
     assert pending(joined) == {
+        "kind": "cards",
         "awaiting": [0],
         "decision": "treasure_swap",
         "bridge": 1,

@@ -33,24 +33,23 @@ K, R, B, G = Colour.BLACK, Colour.RED, Colour.BLUE, Colour.GREEN
 def test_only_the_top_card_of_every_vp_pile_is_visible_even_to_its_owner() -> None:
     state = build("c0: T:0g", vp={0: "kgT", 1: "r"}, hands={0: "g"})
     for viewer in (0, 1, None):
-        players = view(state, viewer)["players"]
+        players = view(state, viewer)["seats"]
         assert [p["vp_top"] for p in players] == ["treasure", "red"]
         assert [p["vp_count"] for p in players] == [3, 1]
-        assert all("vp" not in p and "vp_order" not in p for p in players)
+        assert all(p["points"] is None and p["vp_order"] is None for p in players)
     scored, _ = play(state, PlayCard(0, G, column=0))
-    assert view(scored, 1)["players"][0]["vp_top"] == "treasure"  # nothing scored yet
+    assert view(scored, 1)["seats"][0]["vp_top"] == "treasure"  # nothing scored yet
 
 
 # rule C-VP-1
 def test_variant_open_vp_piles_shows_every_pile_by_colour_to_everybody() -> None:
     state = build("", vp={0: "kgT", 1: "r"}, options=Options(open_vp_piles=True))
-    players = view(state, 1)["players"]
-    assert players[0]["vp"] == {"black": 1, "red": 0, "blue": 0, "green": 1, "treasure": 1}
-    assert players[1]["vp"]["red"] == 1 and "vp_order" not in players[0]
-    assert (
-        "vp"
-        not in view(update(state, setup=replace(state.setup, options=Options())), 1)["players"][0]
-    )
+    players = view(state, 1)["seats"]
+    assert players[0]["points"] == {"black": 1, "red": 0, "blue": 0, "green": 1}
+    assert players[0]["treasures"] == 1
+    assert players[1]["points"]["red"] == 1 and players[0]["vp_order"] is None
+    closed = view(update(state, setup=replace(state.setup, options=Options())), 1)["seats"][0]
+    assert closed["points"] is None and closed["treasures"] is None
 
 
 # rule C-END-1
@@ -86,11 +85,14 @@ def test_final_score_is_the_weakest_colour_with_treasures_as_free_jokers() -> No
     state = update(build("", vp={0: "kkrrbbgTT", 1: "kkkrrrbbbg"}), over="pile")
     result = RULES.result(state)
     assert result is not None
-    zero, one = result["players"]
+    zero, one = result["seats"]
     # 2 black, 2 red, 2 blue, 1 green and 2 jokers: one joker lifts green, the other any colour
-    assert zero["jokers"] == 2 and zero["vp"] == {"black": 2, "red": 2, "blue": 2, "green": 1}
+    assert zero["treasures"] == 2
+    assert zero["points"] == {"black": 2, "red": 2, "blue": 2, "green": 1}
     assert zero["key"] == [2, 2, 2, 3] and zero["score"] == 2
-    assert zero["joker_assignment"]["green"] == 1 and sum(zero["joker_assignment"].values()) == 2
+    assert zero["treasures_assigned"]["green"] == 1
+    assert sum(zero["treasures_assigned"].values()) == 2
+    assert zero["winner"] and not one["winner"]
     assert one["key"] == [1, 3, 3, 3] and one["score"] == 1
     assert result["places"] == [[0], [1]]
     assert RULES.result(update(state, over=None)) is None  # no result before the end
@@ -107,16 +109,17 @@ def test_hands_and_pile_are_secret_discard_and_conflict_cards_public() -> None:
     events = RULES.start(["a", "b", "c"], {}, 5)
     state = fold(events)
     seen = view(state, 1)
-    assert "hand" in seen["players"][1] and "hand" not in seen["players"][0]
-    assert [p["hand_size"] for p in seen["players"]] == [8, 8, 8]
-    assert "pile" not in seen and "seed" not in seen and seen["pile_size"] == 185 - 24
-    assert "hand" not in view(state, None)["players"][0]
+    assert seen["seats"][1]["hand"] is not None and seen["seats"][0]["hand"] is None
+    assert [p["hand_size"] for p in seen["seats"]] == [8, 8, 8]
+    assert seen["pile"] is None and seen["seed"] is None and seen["pile_size"] == 185 - 24
+    assert view(state, None)["seats"][0]["hand"] is None
     draw = next(e for e in events if isinstance(e, CardsDrawn) and e.seat == 0)
     assert "cards" in event_view(draw, 0, state) and event_view(draw, 1, state)["count"] == 8
     assert "seed" not in event_view(events[0], 0, state)
     assert "discard" in seen and "conflict" in seen
     over = update(state, over="pile")
-    assert "hand" in view(over, None)["players"][0] and view(over, None)["seed"] == 5
+    assert view(over, None)["seats"][0]["hand"] is not None and view(over, None)["seed"] == 5
+    assert view(state, None, complete=True)["pile"] is not None  # the admin sees everything
     assert "cards" in event_view(draw, 1, over)
 
 

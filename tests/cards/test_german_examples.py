@@ -39,6 +39,7 @@ def test_example_trader_point_lion_trader_on_a_red_card_green_card_below() -> No
     state, _ = play(state, PlaceLeader(LION, G, column=2, depth=1))  # 1st action
     state, _ = play(state, PlayCard(LION, G, column=2))  # 2nd action
     assert pending(state) == {
+        "kind": "cards",
         "awaiting": [LION],
         "decision": "point",
         "colour": "green",
@@ -144,7 +145,12 @@ def test_example_ship_fourth_blue_card_blue_black_ship_and_end_of_turn_points() 
     state, _ = play(state, BuildShip(BULL, K))  # the blue-black ship
     assert display_text(state).splitlines()[5] == "c5: T:3k r Sk"
     state, _ = play(state, Pass(BULL))
-    assert pending(state) == {"awaiting": [BULL], "decision": "ship_points", "colours": ["black"]}
+    assert pending(state) == {
+        "kind": "cards",
+        "awaiting": [BULL],
+        "decision": "ship_points",
+        "colours": ["black"],
+    }
     state, _ = play(state, TakePoint(BULL, K))  # one more black card at the end of his turn
     assert state.vp[BULL] == (Card.BLACK,) and state.active == LION
     # later a farmer enters the kingdom: its owner scores blue after each own turn
@@ -165,6 +171,6 @@ def test_example_final_table_bow_wins_with_weakest_five_then_lion_bull_vase() ->
     result = RULES.result(state)
     assert result is not None
     assert result["places"] == [[BOW], [LION], [BULL], [VASE]]
-    scores = {p["seat"]: (p["score"], p["key"]) for p in result["players"]}
+    scores = {p["seat"]: (p["score"], p["key"]) for p in result["seats"]}
     assert scores[BOW] == (5, [5, 5, 6, 7]) and scores[LION] == (4, [4, 6, 6, 6])
     assert scores[BULL] == (4, [4, 5, 6, 9]) and scores[VASE] == (3, [3, 7, 8, 9])

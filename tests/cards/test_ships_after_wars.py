@@ -44,6 +44,7 @@ def test_a_war_that_closes_up_a_run_of_four_in_the_losers_column_offers_a_ship()
     # then four blue cards lie one below another, and the active player is offered a ship
     assert display_text(after).splitlines()[2] == "c2: T b b b b"
     assert pending(after) == {
+        "kind": "cards",
         "awaiting": [0],
         "decision": "ship",
         "column": 2,

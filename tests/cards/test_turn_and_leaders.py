@@ -34,7 +34,7 @@ def test_each_dynasty_has_four_leaders_and_two_to_four_players_may_play() -> Non
     state = fold(RULES.start(["a", "b", "c", "d"], {}, 1))
     assert RULES.dynasties == ("lion", "vase", "bow", "bull")
     assert all(
-        RULES.view(state, 0)["players"][s]["supply"] == ["black", "red", "blue", "green"]
+        RULES.view(state, 0)["seats"][s]["supply"] == ["black", "red", "blue", "green"]
         for s in range(4)
     )
     for seats in (["solo"], ["a", "b", "c", "d", "e"]):

@@ -173,5 +173,5 @@ def audit(url: str, player: Player) -> Audit:
         doubled=doubled + len(player.acknowledged) - len(acknowledged_ids),
         unacknowledged=len(seat_commands - acknowledged_ids),
         contiguous=[e["version"] for e in items] == list(range(1, len(items) + 1)),
-        folds=state["state"] == rules.dump_position(folded),
+        folds=state["state"] == rules.view(folded, None, complete=True),
     )

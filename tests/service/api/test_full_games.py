@@ -28,8 +28,10 @@ SEED_BASE = 7_391_045_283_117  # long enough that finding it in a body is no acc
 
 
 def _walk(value: Any) -> Iterator[dict[str, Any]]:
+    """Every object in ``value`` with its keys that hold something (a ``null`` shows nothing:
+    every view has the same keys, and what the caller may not see is ``null``)."""
     if isinstance(value, dict):
-        yield value
+        yield {key: item for key, item in value.items() if item is not None}
         for item in value.values():
             yield from _walk(item)
     elif isinstance(value, list):
@@ -53,8 +55,8 @@ class Secrets:
         public = _keys(rules.view(state, None))
         self.private = set().union(*(_keys(v) for v in views)) - public
         assert self.private, "the seats see nothing of their own: the check would be vacuous"
-        # The full position's secret parts by name: all of them must exist there.
-        self.hidden = SECRET_KEYS & _keys(rules.dump_position(state))
+        # The complete view's secret parts by name: all of them must be shown there.
+        self.hidden = SECRET_KEYS & _keys(rules.view(state, None, complete=True))
         assert "seed" in self.hidden and self.hidden & {"bag", "pile", "deck", "draw_pile"}
         self.seed = str(seed)
 
@@ -138,10 +140,11 @@ def test_a_random_game_through_http_only(app: Flask, kind: str, seats: int, seed
     result = setup.get(f"{base}/result")
     assert result.status_code == 200
     assert result.get_json()["result"] == game.rules.result(state)
-    # After the end, history is public: any seat sees the whole position of the past.
+    # After the end, history is public: any seat sees the complete view of the past, in the
+    # same shape as every other state.
     half = len(events) // 2
     past = clients[0].get(f"{base}/states/{half}", headers=auth(game.tokens[0])).get_json()
-    assert past["state"] == game.rules.dump_position(game.rules.fold(events[:half]))
+    assert past["state"] == game.rules.view(game.rules.fold(events[:half]), 0, complete=True)
     listed = setup.get(f"/games?status=over&kind={kind}").get_json()["items"]
     assert game.game_id in {g["game_id"] for g in listed}
 

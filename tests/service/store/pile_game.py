@@ -179,14 +179,15 @@ class PileRules:
             return None
         return {"loser": state.loser, "taken": list(state.taken)}
 
-    def view(self, state: PileState, viewer: int | None) -> JSON:
+    def view(self, state: PileState, viewer: int | None, *, complete: bool = False) -> JSON:
         position = self.dump_position(state)
-        if not state.over:
+        if not (state.over or complete):
             del position["seed"]  # the seed would reveal the pile before it is dealt
         return position
 
     def event_view(self, event: PileEvent, viewer: int | None, state_after: PileState) -> JSON:
         wire = EVENTS.to_json(event)
+        del wire["type"]  # the envelope names it
         if isinstance(event, GameStarted) and not state_after.over:
             del wire["seed"]
         return wire

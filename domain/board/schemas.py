@@ -1,0 +1,152 @@
+"""The JSON Schemas of the board game's state view, pending decision and result.
+
+They describe what ``views.py`` returns; ``tests/board/test_schemas.py`` checks every
+view, pending decision and result of random games against them, and
+``python -m service.contract`` writes them into ``openapi.yaml``.
+"""
+
+from __future__ import annotations
+
+from domain.board.model import DECISIONS, DYNASTIES, MONUMENTS
+from domain.common.codec import JSON
+from domain.common.schema import (
+    BOOLEAN,
+    COLOUR,
+    COUNT,
+    INTEGER,
+    SEAT,
+    STRING,
+    array,
+    const,
+    nullable,
+    record,
+    ref,
+)
+
+SQUARE: JSON = {
+    "type": "array",
+    "description": "A square `[row, col]`.",
+    "items": {"type": "integer", "minimum": 0},
+    "minItems": 2,
+    "maxItems": 2,
+}
+MONUMENT: JSON = {"type": "string", "enum": [str(m) for m in MONUMENTS]}
+REASON: JSON = {"type": "string", "enum": ["treasures", "bag"], "description": "Why it ended."}
+
+CONFLICT: JSON = record(
+    {
+        "kind": {"type": "string", "enum": ["revolt", "war"]},
+        "colour": COLOUR,
+        "attacker": SEAT,
+        "defender": SEAT,
+        "attacker_at": SQUARE,
+        "defender_at": SQUARE,
+        "attacker_base": COUNT,
+        "defender_base": COUNT,
+        "attacker_commit": nullable(COUNT),
+        "defender_commit": nullable(COUNT),
+    },
+    description="The conflict being fought; a side's commitment is null until sent.",
+)
+
+PENDING: JSON = record(
+    {
+        "kind": const("board"),
+        "awaiting": array(SEAT, description="The seats whose command is awaited."),
+        "decision": {"type": "string", "enum": list(DECISIONS)},
+        "conflict": nullable(ref("BoardConflict")),
+        "wars": array(COLOUR, description="Colours of the wars still to fight."),
+        "squares": array(SQUARE, description="Monument squares offered (top-left corners)."),
+        "monuments": array(MONUMENT, description="Monuments still available."),
+        "treasures": array(SQUARE, description="Treasures to choose from."),
+        "take": COUNT,
+        "reason": REASON,
+        "unification": SQUARE,
+        "turn": INTEGER,
+        "active": SEAT,
+        "actions_done": COUNT,
+    },
+    optional=(
+        "conflict",
+        "wars",
+        "squares",
+        "monuments",
+        "treasures",
+        "take",
+        "reason",
+        "unification",
+        "turn",
+        "active",
+        "actions_done",
+    ),
+    description="Who is awaited, on what decision, and its details.",
+)
+
+RESULT: JSON = record(
+    {
+        "kind": const("board"),
+        "reason": REASON,
+        "seats": array(ref("ResultSeat")),
+        "places": array(array(SEAT), description="Seats by place; ties share a place."),
+    },
+    description="The final table (B-END-2).",
+)
+
+VIEW_SEAT: JSON = record(
+    {
+        "seat": SEAT,
+        "name": STRING,
+        "dynasty": {"type": "string", "enum": list(DYNASTIES)},
+        "hand_size": COUNT,
+        "supply": array(COLOUR, description="Leaders in the supply."),
+        "catastrophes": COUNT,
+        "hand": nullable(ref("ColourCounts")),
+        "points": nullable(ref("ColourCounts")),
+        "treasures": nullable(COUNT),
+    },
+    description="A seat; `hand` is null to others, `points` and `treasures` (taken) are "
+    "null to others unless the game is complete or `open_scoring` is on.",
+)
+
+VIEW: JSON = record(
+    {
+        "kind": const("board"),
+        "viewer": nullable(SEAT),
+        "complete": {**BOOLEAN, "description": "Everything is shown (the admin, or the end)."},
+        "over": BOOLEAN,
+        "options": ref("BoardOptions"),
+        "turn": INTEGER,
+        "active": SEAT,
+        "board": array(STRING, description="The board in text notation, one row per string."),
+        "tiles": array(
+            record({"colour": COLOUR, "at": SQUARE, "face_up": BOOLEAN}),
+            description="Tiles on the board (face down: under a monument).",
+        ),
+        "catastrophes": array(SQUARE, description="Catastrophe tiles."),
+        "leaders": array(record({"seat": SEAT, "colour": COLOUR, "at": SQUARE})),
+        "treasures": array(SQUARE, description="Treasures still on the board."),
+        "monuments": array(record({"monument": MONUMENT, "at": SQUARE})),
+        "unbuilt_monuments": array(MONUMENT),
+        "declined_monument_squares": array(SQUARE),
+        "declined_monuments": array(record({"at": SQUARE, "tiles": array(SQUARE)})),
+        "unification": nullable(SQUARE),
+        "bag_size": COUNT,
+        "out_of_game": COUNT,
+        "seats": array(ref("BoardViewSeat")),
+        "pending": ref("BoardPending"),
+        "seed": nullable(INTEGER),
+        "bag": nullable(array(COLOUR)),
+        "result": nullable(ref("BoardResult")),
+    },
+    description="A board game as one caller may see it; the same keys for every caller.",
+)
+
+SCHEMAS: dict[str, JSON] = {
+    "BoardConflict": CONFLICT,
+    "BoardPending": PENDING,
+    "BoardResult": RESULT,
+    "BoardViewSeat": VIEW_SEAT,
+    "BoardView": VIEW,
+}
+"""Component name → schema; the shared ones (``ColourCounts``, ``ResultSeat``) are in
+``domain.common.schema.SHARED``."""

@@ -1,0 +1,242 @@
+"""The typed part of the HTTP contract, generated from the domain.
+
+Every command and event of both games (their registries), the service's own events,
+the games' options records, and the state views, pending decisions and results that
+each game declares in its ``schemas.py`` become components of ``openapi.yaml``:
+
+- ``<Kind>Command<Name>``: a command as a client sends it; ``<Kind>Command`` is the
+  ``oneOf`` of a game's commands with a ``discriminator`` on ``type``; ``Command`` (the
+  body of ``POST /games/{game_id}/commands``) is ``anyOf`` the two: the game's kind
+  (``GET /games/{game_id}``) selects the set, the body names one of its commands.
+- ``<Kind>Event<Name>Data`` (and ``…Redacted`` where a viewer may see less) and the
+  envelope ``<Kind>Event<Name>``; ``Event`` is the ``oneOf`` of every envelope with a
+  ``discriminator`` on the envelope's ``type`` (``board.TilePlaced``, ``service.…``).
+- ``GameView``, ``PendingDecision`` and ``GameResult``: the ``oneOf`` of the games'
+  shapes with a ``discriminator`` on ``kind``.
+
+``python -m service.contract`` rewrites the generated part of ``openapi.yaml`` (all
+that follows the marker line); ``--check`` exits 1 when the file is not up to date.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from domain.board import schemas as board_schemas
+from domain.board import views as board_views
+from domain.cards import schemas as cards_schemas
+from domain.cards import views as cards_views
+from domain.common.codec import JSON, TypeRegistry
+from domain.common.schema import (
+    SHARED,
+    command_schema,
+    nested_dataclasses,
+    record_schema,
+    ref,
+    without,
+)
+from domain.games import all_games
+from service.events import SERVICE_EVENTS, SERVICE_KIND
+
+SPEC_PATH = Path(__file__).resolve().parents[1] / "openapi.yaml"
+MARKER = "    # --- generated from the domain by `python -m service.contract`: edit nothing below"
+
+_SHAPES: dict[str, dict[str, JSON]] = {
+    "board": board_schemas.SCHEMAS,
+    "cards": cards_schemas.SCHEMAS,
+}
+_REDACTED: dict[str, dict[str, tuple[tuple[str, ...], dict[str, str]]]] = {
+    "board": board_views.REDACTED,
+    "cards": cards_views.REDACTED,
+}
+
+
+def _title(kind: str) -> str:
+    return kind[:1].upper() + kind[1:]
+
+
+def _envelope(type_name: str, data: JSON) -> JSON:
+    return {
+        "type": "object",
+        "required": [
+            "version",
+            "type",
+            "actor",
+            "seat",
+            "recorded_at",
+            "command_id",
+            "correlation_id",
+            "data",
+        ],
+        "properties": {
+            "version": {
+                "type": "integer",
+                "minimum": 1,
+                "description": "Position in the game's stream; the SSE id.",
+            },
+            "type": {"type": "string", "const": type_name},
+            "actor": {
+                "type": "string",
+                "pattern": "^(seat:[0-3]|admin|system)$",
+                "description": "`seat:<n>`, `admin` or `system`.",
+            },
+            "seat": {"type": ["integer", "null"], "minimum": 0, "maximum": 3},
+            "recorded_at": {"type": ["string", "null"]},
+            "command_id": {"type": ["string", "null"]},
+            "correlation_id": {
+                "type": ["string", "null"],
+                "description": "The `X-Request-ID` of the request that caused the event "
+                "(else its `command_id`).",
+            },
+            "data": data,
+        },
+        "additionalProperties": False,
+    }
+
+
+def _events(
+    prefix: str,
+    registry: TypeRegistry[Any],
+    name_of: Callable[[type], str],
+    redacted: dict[str, tuple[tuple[str, ...], dict[str, str]]],
+) -> tuple[dict[str, JSON], dict[str, str]]:
+    """Data and envelope schemas of a registry's events; ``{wire type: envelope name}``."""
+    out: dict[str, JSON] = {}
+    mapping: dict[str, str] = {}
+    title = _title(prefix)
+    for name in registry.names:
+        base = f"{title}Event{name}"
+        full = record_schema(registry.type_of(name), name_of)
+        out[f"{base}Data"] = full
+        data: JSON = ref(f"{base}Data")
+        if name in redacted:
+            drop, add = redacted[name]
+            out[f"{base}Redacted"] = without(
+                full, drop, {key: {"type": kind, "minimum": 0} for key, kind in add.items()}
+            )
+            out[f"{base}Redacted"]["description"] = (
+                f"`{name}` as a viewer sees it while it may not see {', '.join(drop)}."
+            )
+            data = {"oneOf": [data, ref(f"{base}Redacted")]}
+        out[base] = _envelope(f"{prefix}.{name}", data)
+        mapping[f"{prefix}.{name}"] = base
+    return out, mapping
+
+
+def _union(names: dict[str, str], prop: str, description: str, of: str = "oneOf") -> JSON:
+    out: JSON = {"description": description, of: [ref(n) for n in names.values()]}
+    if of == "oneOf":
+        out["discriminator"] = {
+            "propertyName": prop,
+            "mapping": {key: f"#/components/schemas/{n}" for key, n in names.items()},
+        }
+    return out
+
+
+def components() -> dict[str, JSON]:
+    """Every generated component, by name, in a stable order."""
+    out: dict[str, JSON] = dict(SHARED)
+    event_map: dict[str, str] = {}
+    kinds: dict[str, str] = {}
+    options: dict[str, str] = {}
+    for kind, rules in all_games().items():
+        title = _title(kind)
+        kinds[kind] = title
+
+        def name_of(cls: type, title: str = title) -> str:
+            return f"{title}{cls.__name__}"
+
+        for cls in nested_dataclasses(rules.events):
+            schema = record_schema(cls, name_of, all_required=False)
+            schema["description"] = (
+                f"{schema.get('description', 'Rule options.')} Unknown options are refused."
+            )
+            out[name_of(cls)] = schema
+            if cls.__name__ == "Options":
+                options[kind] = name_of(cls)
+        commands: dict[str, str] = {}
+        for name in rules.commands.names:
+            component = f"{title}Command{name}"
+            out[component] = command_schema(name, rules.commands.type_of(name), name_of)
+            commands[name] = component
+        out[f"{title}Command"] = _union(
+            commands, "type", f"A command of the {kind} game, selected by its `type`."
+        )
+        events, mapping = _events(kind, rules.events, name_of, _REDACTED[kind])
+        out.update(events)
+        event_map.update(mapping)
+        out.update(_SHAPES[kind])
+
+    def service_name(cls: type) -> str:  # pragma: no cover - service events hold no records
+        raise TypeError(f"service events hold no nested records: {cls!r}")
+
+    events, mapping = _events(SERVICE_KIND, SERVICE_EVENTS, service_name, {})
+    out.update(events)
+    event_map.update(mapping)
+    out["Command"] = _union(
+        {k: f"{t}Command" for k, t in kinds.items()},
+        "type",
+        "A command in the domain's wire form: `type` and its fields; `seat` is implied by "
+        "the token. The game's kind selects the set: a board game takes a `BoardCommand`, "
+        "a card game a `CardsCommand` (both discriminated by `type`).",
+        of="anyOf",
+    )
+    out["GameOptions"] = _union(
+        options,
+        "kind",
+        "The game's rule options: a board game's `BoardOptions` or a card game's "
+        "`CardsOptions` (the create body's `kind` selects them).",
+        of="anyOf",
+    )
+    out["Event"] = _union(
+        event_map,
+        "type",
+        "One event of a game's stream, its `data` typed by its `type` (`<kind>.<Name>` for "
+        "game events, `service.<Name>` for undo events), as the caller may see it.",
+    )
+    for union, suffix, what in (
+        ("GameView", "View", "A game's state as the caller may see it"),
+        ("PendingDecision", "Pending", "Who is awaited, on what"),
+        ("GameResult", "Result", "The final table"),
+    ):
+        out[union] = _union(
+            {kind: f"{title}{suffix}" for kind, title in kinds.items()},
+            "kind",
+            f"{what}, by the game's `kind`.",
+        )
+    return out
+
+
+def render(text: str) -> str:
+    """``text`` (the spec) with its generated part rewritten from the domain."""
+    head, sep, _ = text.partition(MARKER + "\n")
+    if not sep:
+        raise ValueError(f"openapi.yaml lacks the marker line {MARKER.strip()!r}")
+    body = yaml.safe_dump(
+        components(), sort_keys=False, allow_unicode=True, width=100, default_flow_style=False
+    )
+    indented = "".join(f"    {line}" if line.strip() else line for line in body.splitlines(True))
+    return head + MARKER + "\n" + indented
+
+
+def main(argv: list[str]) -> int:
+    current = SPEC_PATH.read_text(encoding="utf-8")
+    wanted = render(current)
+    if "--check" in argv:
+        if wanted != current:
+            print("openapi.yaml is not up to date: run python -m service.contract")
+            return 1
+        return 0
+    if wanted != current:
+        SPEC_PATH.write_text(wanted, encoding="utf-8")
+        print("openapi.yaml updated")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))

@@ -1,0 +1,194 @@
+"""The typed contract: openapi.yaml's game components are what the domain generates, name
+every command, event and field the domain has and no other, and describe every view,
+pending decision, result and event data that random games of both kinds produce."""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+from dataclasses import dataclass
+from functools import cache
+from typing import Any
+
+import jsonschema
+import pytest
+import yaml
+
+from domain.common.autoplay import play_random_game
+from domain.common.codec import TypeRegistry
+from domain.common.schema import record_schema
+from domain.games import all_games
+from service.contract import MARKER, SPEC_PATH, components, main, render
+from service.events import SERVICE_EVENTS
+
+GAMES = all_games()
+
+
+@cache
+def spec_schemas() -> dict[str, Any]:
+    raw = yaml.safe_load(SPEC_PATH.read_text(encoding="utf-8"))
+    schemas: dict[str, Any] = raw["components"]["schemas"]
+    return schemas
+
+
+@cache
+def validator(component: str) -> jsonschema.Draft202012Validator:
+    root = {"$ref": f"#/components/schemas/{component}", "components": {"schemas": spec_schemas()}}
+    return jsonschema.Draft202012Validator(root)
+
+
+def valid(component: str, instance: Any) -> None:
+    error = jsonschema.exceptions.best_match(validator(component).iter_errors(instance))
+    assert error is None, f"{component}: {error.message[:300]} at {list(error.absolute_path)}"
+
+
+def _title(kind: str) -> str:
+    return kind.capitalize()
+
+
+# --- the generated part is up to date, and names exactly what the domain has -------------
+
+
+def test_the_committed_spec_is_what_the_domain_generates() -> None:
+    # Given the committed openapi.yaml, when its generated part is rendered again from the
+    # domain, then nothing changes (else: run `python -m service.contract`).
+    text = SPEC_PATH.read_text(encoding="utf-8")
+    assert MARKER in text
+    assert render(text) == text, "openapi.yaml is stale: run python -m service.contract"
+    assert main(["--check"]) == 0
+
+
+def test_a_stale_spec_is_detected() -> None:
+    # Given the spec with one generated field dropped, when rendered, then it differs.
+    text = SPEC_PATH.read_text(encoding="utf-8")
+    head, _, tail = text.partition(MARKER)
+    tampered = head + MARKER + tail.replace("open_scoring", "open_score", 1)
+    assert render(tampered) != tampered
+
+
+@pytest.mark.parametrize("kind", sorted(GAMES))
+def test_every_command_and_its_fields_are_in_the_spec_and_nothing_else(kind: str) -> None:
+    rules, schemas, title = GAMES[kind], spec_schemas(), _title(kind)
+    # Given the domain's command registry, then each command has its component whose
+    # properties are its fields (plus `type`), and the kind's union names them all.
+    union = schemas[f"{title}Command"]
+    mapping = union["discriminator"]["mapping"]
+    assert union["discriminator"]["propertyName"] == "type"
+    assert set(mapping) == set(rules.commands.names)
+    in_spec = {n for n in schemas if n.startswith(f"{title}Command") and n != f"{title}Command"}
+    assert in_spec == {f"{title}Command{n}" for n in rules.commands.names}
+    for name in rules.commands.names:
+        schema = schemas[f"{title}Command{name}"]
+        assert mapping[name] == f"#/components/schemas/{title}Command{name}"
+        fields = {f.name for f in dataclasses.fields(rules.commands.type_of(name))}
+        assert set(schema["properties"]) == fields | {"type"}, name
+        assert schema["properties"]["type"]["const"] == name
+        assert schema["additionalProperties"] is False
+
+
+@pytest.mark.parametrize("kind", [*sorted(GAMES), "service"])
+def test_every_event_and_its_fields_are_in_the_spec_and_nothing_else(kind: str) -> None:
+    registry: TypeRegistry[Any] = SERVICE_EVENTS if kind == "service" else GAMES[kind].events
+    schemas, title = spec_schemas(), _title(kind)
+    mapping = schemas["Event"]["discriminator"]["mapping"]
+    assert {k for k in mapping if k.startswith(f"{kind}.")} == {
+        f"{kind}.{n}" for n in registry.names
+    }
+    envelopes = {
+        n for n in schemas if n.startswith(f"{title}Event") and not n.endswith(("Data", "Redacted"))
+    }
+    assert envelopes == {f"{title}Event{n}" for n in registry.names}
+    for name in registry.names:
+        data = schemas[f"{title}Event{name}Data"]
+        fields = {f.name for f in dataclasses.fields(registry.type_of(name))}
+        assert set(data["properties"]) == fields and set(data["required"]) == fields, name
+
+
+def test_no_game_data_is_an_untyped_object() -> None:
+    text = SPEC_PATH.read_text(encoding="utf-8")
+    assert "additionalProperties: true" not in text
+    for name, schema in components().items():
+        if schema.get("type") == "object":
+            assert schema.get("additionalProperties") is False, name
+
+
+def test_a_field_the_contract_cannot_type_is_refused() -> None:
+    # Given a command with a free-form field, when its schema is derived, then it fails.
+    @dataclass(frozen=True)
+    class Loose:
+        seat: int
+        anything: dict[str, Any]
+
+    with pytest.raises(TypeError, match="no JSON Schema"):
+        record_schema(Loose, lambda cls: cls.__name__)
+
+
+# --- every shape the domain produces matches the spec ------------------------------------
+
+
+def _options(kind: str, seed: int) -> dict[str, bool]:
+    if kind == "board":
+        return {"open_scoring": seed % 2 == 0}
+    return {"open_vp_piles": seed % 2 == 0, "allow_withdraw": seed % 3 == 0}
+
+
+@pytest.mark.parametrize("kind", sorted(GAMES))
+@pytest.mark.parametrize("seed", [1, 2])
+def test_views_pending_results_and_events_of_random_games_match_the_spec(
+    kind: str, seed: int
+) -> None:
+    rules, title = GAMES[kind], _title(kind)
+    seats = 2 + seed % 3
+    game = play_random_game(rules, seats, seed, _options(kind, seed), keep_states=True)
+    rng = random.Random(seed)
+    checked = 0
+    for index, (event, state) in enumerate(zip(game.events, game.states, strict=True)):
+        name, _, data = rules.events.encode(event)
+        valid(f"{title}Event{name}Data", data)
+        for viewer in (None, *range(seats)):
+            valid(
+                f"{title}Event{name}", _envelope(kind, name, rules.event_view(event, viewer, state))
+            )
+        if index % 23 and index != len(game.events) - 1 and rng.random() > 0.2:
+            continue
+        checked += 1
+        for viewer in (None, *range(seats)):
+            seen = rules.view(state, viewer)
+            valid("GameView", seen)
+            assert set(seen) == set(rules.view(state, None, complete=True))  # one shape
+        valid(f"{title}View", rules.view(state, None, complete=True))
+        valid("PendingDecision", rules.pending(state))
+    final = game.final
+    assert final is not None and checked > 5
+    result = rules.result(final)
+    valid("GameResult", result)
+    assert result is not None and any(s["winner"] for s in result["seats"])
+    for command in game.commands[:200]:
+        wire = rules.commands.to_json(command)
+        valid(f"{title}Command", wire)
+        valid("Command", wire)
+
+
+def _envelope(kind: str, name: str, data: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "version": 1,
+        "type": f"{kind}.{name}",
+        "actor": "system",
+        "seat": None,
+        "recorded_at": None,
+        "command_id": None,
+        "data": data,
+    }
+
+
+def test_a_view_with_a_changed_field_breaks_the_contract() -> None:
+    # Given a valid board view, when a field changes type or an unknown one appears,
+    # then the spec refuses it: the checks above can fail.
+    rules = GAMES["board"]
+    state = rules.fold(rules.start(["a", "b"], {}, 3))
+    seen = rules.view(state, 0)
+    valid("GameView", seen)
+    with pytest.raises(AssertionError):
+        valid("GameView", {**seen, "bag_size": "many"})
+    with pytest.raises(AssertionError):
+        valid("GameView", {**seen, "surprise": 1})
