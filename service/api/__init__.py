@@ -4,7 +4,8 @@
 (``service.application.game_service.GameService``) and the seat credentials
 (``service.application.tokens.Credentials``). ``config`` may hold:
 
-- ``REDIS_URL``, ``TIGRIS_KEY_PREFIX``: override the environment's (``service.config``);
+- ``REDIS_URL``, ``TIGRIS_KEY_PREFIX``, ``RQ_REDIS_URL``: override the environment's
+  (``service.config``, ``service.api.metrics``);
   without any ``REDIS_URL`` the embedded Redis is started (or attached to)
 - ``GAME_SERVICE``: a ready ``GameService`` (tests, e.g. with another clock); needs REDIS_URL
   (for the seat tokens and stream tickets)
@@ -32,6 +33,7 @@ from service.api import commands, events, games, ops, problems, streams, undo, v
 from service.api.context import EXTENSION, Services
 from service.api.settings import ApiSettings
 from service.application.game_service import GameService, build_service
+from service.application.observer import Observer
 from service.application.tokens import Credentials
 from service.config import StoreSettings
 from service.store.connect import check_store, redis_client, serving
@@ -82,9 +84,17 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     spec_text, spec_doc = ops.load_spec(spec_path)
     app.config[ops.SPEC_KEY + "_TEXT"] = spec_text
 
-    app.extensions[EXTENSION] = _services(config, settings)
+    # Imported here, not at the top: see service.api.metrics on when prometheus_client
+    # may be imported.
+    from service.api import metrics
 
-    app.extensions[streams.GATE_EXTENSION] = streams.StreamGate(settings)
+    app_metrics = metrics.PrometheusMetrics(metrics.queue_redis_url(_env(config)))
+    app.extensions[EXTENSION] = _services(config, settings, app_metrics)
+
+    app.extensions[streams.GATE_EXTENSION] = streams.StreamGate(
+        settings, on_change=app_metrics.streams_open
+    )
+    metrics.install(app, app_metrics)
 
     problems.install(app)
     streams.install_transport_errors(app)
@@ -120,14 +130,19 @@ def _install_cors(app: Flask, settings: ApiSettings) -> None:
     )
 
 
-def _services(config: Mapping[str, Any], settings: ApiSettings) -> Services:
-    """The application service (``GAME_SERVICE`` if given) and the credentials, on the
-    configured Redis."""
+def _env(config: Mapping[str, Any]) -> dict[str, str]:
+    """The environment with the config's Redis URLs and key prefix put in."""
     env = dict(os.environ)
-    for key in ("REDIS_URL", "TIGRIS_KEY_PREFIX"):
+    for key in ("REDIS_URL", "RQ_REDIS_URL", "TIGRIS_KEY_PREFIX"):
         if config.get(key):
             env[key] = str(config[key])
-    store_settings = StoreSettings.from_env(env)
+    return env
+
+
+def _services(config: Mapping[str, Any], settings: ApiSettings, observer: Observer) -> Services:
+    """The application service (``GAME_SERVICE`` if given) and the credentials, on the
+    configured Redis; the service reports to ``observer``."""
+    store_settings = StoreSettings.from_env(_env(config))
     check_store(store_settings, require_reachable=not config.get(STORE_CHECKED))
     # Commands and reads share one pool (above redis-py's default of 100); streams block
     # in XREAD on a pool of their own (see build_service).
@@ -146,6 +161,7 @@ def _services(config: Mapping[str, Any], settings: ApiSettings) -> Services:
             # A stream blocks for at most one heartbeat, on a pool of its own.
             max_wait_s=settings.sse_heartbeat_s,
             max_waiting=settings.max_streams + STREAM_POOL_SPARE,
+            observer=observer,
         )
         client = connection.client
     return Services(

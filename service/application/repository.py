@@ -25,6 +25,7 @@ from typing import Any, Protocol
 from domain.common.errors import FormatError
 from domain.common.protocol import GameRules
 from service.application.mapper import EventMapper, GameInfo, game_info
+from service.application.observer import NullObserver, Observer
 from service.errors import GameNotFound, StoreUnavailable, VersionNotFound
 from service.events import GameReverted, UndoAnswered, UndoRequested
 from service.store.port import EventStore, GameRecord, Snapshot, SnapshotStore, is_game_id
@@ -135,7 +136,9 @@ class GameRepository:
         *,
         snapshot_every: int,
         cache_size: int,
+        observer: Observer | None = None,
     ) -> None:
+        self._observer: Observer = observer or NullObserver()
         self._store = store
         self._snapshots = snapshots
         self._games = games
@@ -239,6 +242,7 @@ class GameRepository:
                     base_version = snapshot.version
                 except FormatError:
                     pass  # an unreadable snapshot is only a cache miss
+        self._observer.game_load("snapshot" if base_version else "events")
         records = self._store.read_range(game_id, base_version + 1, version)
         stored = [self._mapper.decode(rules.kind, r) for r in records]
         state, reached = replay(
