@@ -12,6 +12,7 @@
 - ``TIGRIS_ADMIN_TOKEN``, ``TIGRIS_MAX_BODY``, ``TIGRIS_SSE_HEARTBEAT``, stream limits,
   ``TIGRIS_CORS_ORIGINS``: see ``settings``
 - ``TIGRIS_OPENAPI_PATH``: the OpenAPI document to serve (default: the repository's)
+- ``TIGRIS_REQUEST_LOG``: ``off`` leaves out the JSON request lines (``service.api.logs``)
 - ``STORE_CHECKED``: true when the caller has already checked ``REDIS_URL`` (``python -m
   service`` does, before gunicorn forks its workers). Otherwise ``create_app`` refuses a
   ``REDIS_URL`` that does not answer or is of the wrong kind (``StoreConfigError``); with
@@ -29,7 +30,7 @@ from typing import Any
 from flask import Flask
 from werkzeug.routing import BaseConverter
 
-from service.api import commands, events, games, ops, problems, streams, undo, views
+from service.api import commands, events, games, logs, ops, problems, streams, undo, views
 from service.api.context import EXTENSION, Services
 from service.api.settings import ApiSettings
 from service.application.game_service import GameService, build_service
@@ -96,6 +97,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     )
     metrics.install(app, app_metrics)
 
+    logs.install(app, request_lines=logs.request_lines_enabled(config))
     problems.install(app)
     streams.install_transport_errors(app)
     for module in (ops, games, commands, views, events, streams, undo):
