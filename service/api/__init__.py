@@ -13,6 +13,8 @@
   ``TIGRIS_CORS_ORIGINS``: see ``settings``
 - ``TIGRIS_OPENAPI_PATH``: the OpenAPI document to serve (default: the repository's)
 - ``TIGRIS_REQUEST_LOG``: ``off`` leaves out the JSON request lines (``service.api.logs``)
+- ``TIGRIS_RATE_LIMITS``, ``TIGRIS_RATE_LIMIT_TOKEN``, ``TIGRIS_RATE_LIMIT_CLIENT``,
+  ``TIGRIS_RATE_LIMIT_STORAGE``: the rate limits (``service.api.limits``)
 - ``STORE_CHECKED``: true when the caller has already checked ``REDIS_URL`` (``python -m
   service`` does, before gunicorn forks its workers). Otherwise ``create_app`` refuses a
   ``REDIS_URL`` that does not answer or is of the wrong kind (``StoreConfigError``); with
@@ -30,7 +32,18 @@ from typing import Any
 from flask import Flask
 from werkzeug.routing import BaseConverter
 
-from service.api import commands, events, games, logs, ops, problems, streams, undo, views
+from service.api import (
+    commands,
+    events,
+    games,
+    limits,
+    logs,
+    ops,
+    problems,
+    streams,
+    undo,
+    views,
+)
 from service.api.context import EXTENSION, Services
 from service.api.settings import ApiSettings
 from service.application.game_service import GameService, build_service
@@ -103,6 +116,13 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     for module in (ops, games, commands, views, events, streams, undo):
         app.register_blueprint(module.blueprint)
     ops.install_docs(app, spec_doc)
+    env = _env(config)
+    limits.install(
+        app,
+        limits.LimitSettings.load(
+            config, env.get("REDIS_URL"), env.get("TIGRIS_KEY_PREFIX", "tigris")
+        ),
+    )
     _install_cors(app, settings)
     return app
 

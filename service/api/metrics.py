@@ -15,6 +15,8 @@ Metrics (labels in brackets):
   ``service.application.observer``)
 - ``tigris_command_duration_seconds`` histogram [kind, outcome]: time to handle a command
   in the application layer
+- ``tigris_command_paths_total`` [path]: how commands found their game: ``cached``,
+  ``catch_up`` (a stale copy read only the events it lacked), ``checked`` (the cold path)
 - ``tigris_append_conflicts_total`` [kind]: appends refused because the game had moved on
 - ``tigris_idempotent_replays_total`` [kind]: requests answered from an idempotency record
 - ``tigris_game_loads_total`` [source]: states built from a snapshot (``snapshot``, a hit),
@@ -83,6 +85,13 @@ class PrometheusMetrics:
             buckets=DURATION_BUCKETS,
             registry=registry,
         )
+        self.paths = Counter(
+            "tigris_command_paths",
+            "How commands found their game: cached (current copy), catch_up (a copy behind "
+            "read the events it lacked), checked (the cold path: info read, game loaded).",
+            ["path"],
+            registry=registry,
+        )
         self.conflicts = Counter(
             "tigris_append_conflicts",
             "Appends refused because the game's stream had moved past the expected version.",
@@ -116,6 +125,9 @@ class PrometheusMetrics:
     def command(self, kind: str, command_type: str, outcome: str, seconds: float) -> None:
         self.commands.labels(kind, command_type, outcome).inc()
         self.duration.labels(kind, outcome).observe(seconds)
+
+    def command_path(self, path: str) -> None:
+        self.paths.labels(path).inc()
 
     def append_conflict(self, kind: str) -> None:
         self.conflicts.labels(kind).inc()

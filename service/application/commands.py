@@ -258,11 +258,15 @@ class CommandHandler:
             decoded, digest = self._command(cached.kind, command, meta)
             labels.command_type = type(decoded).__name__
             try:
-                return self._decide_and_append(
+                outcome = self._decide_and_append(
                     cached, decoded, digest, meta, expected_version, idempotency_key
                 )
             except (RulesError, ConcurrencyError):
                 pass
+            else:
+                self._observer.command_path("cached")
+                return outcome
+        self._observer.command_path("checked")
         record = self._repository.record(game_id)
         kind = labels.kind = record.fields["kind"]
         decoded, digest = self._command(kind, command, meta)

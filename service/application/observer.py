@@ -30,6 +30,11 @@ class Observer(Protocol):
     def command(self, kind: str, command_type: str, outcome: str, seconds: float) -> None:
         """A command was handled, with ``outcome`` (see the module docstring)."""
 
+    def command_path(self, path: str) -> None:
+        """How a command found its game: ``cached`` (this process's copy was current),
+        ``catch_up`` (the copy was behind and read only the events it lacked) or
+        ``checked`` (the game's info read and the game loaded: the cold path)."""
+
     def append_conflict(self, kind: str) -> None:
         """An append was refused because the stream had moved past the expected version."""
 
@@ -44,6 +49,9 @@ class Observer(Protocol):
 
 class NullObserver:
     def command(self, kind: str, command_type: str, outcome: str, seconds: float) -> None:
+        pass
+
+    def command_path(self, path: str) -> None:
         pass
 
     def append_conflict(self, kind: str) -> None:

@@ -125,6 +125,7 @@ def test_commands_replays_conflicts_and_loads_are_counted_across_workers(
         assert value(after, "tigris_idempotent_replays_total", kind=kind) >= 1
         assert total(after, "tigris_command_duration_seconds_count", kind=kind) >= 4
         assert total(after, "tigris_game_loads_total") >= 1
+        assert total(after, "tigris_command_paths_total") >= 4
     assert value(after, "tigris_event_streams_open") == 0
 
 
