@@ -85,8 +85,16 @@ def _request(
 ) -> tuple[int, dict[str, str], Any]:
     payload = None if body is None else json.dumps(body)
     all_headers = {"Content-Type": "application/json", **(headers or {})}
-    conn.request(method, path, body=payload, headers=all_headers)
-    response = conn.getresponse()
+    try:
+        conn.request(method, path, body=payload, headers=all_headers)
+        response = conn.getresponse()
+    except (BrokenPipeError, ConnectionResetError, http.client.RemoteDisconnected):
+        # The server closed a connection idle past its keep-alive time before reading
+        # this request (a seat's connection waits while others play): reconnect, as a
+        # client does, and send it again.
+        conn.close()
+        conn.request(method, path, body=payload, headers=all_headers)
+        response = conn.getresponse()
     data = response.read()
     return response.status, dict(response.getheaders()), json.loads(data) if data else None
 
