@@ -5,10 +5,13 @@ in) → decide on this process's latest copy of the game (``GameRepository.cache
 with that copy's version as the expected one, atomically with the idempotency record and
 the game's status → remember the new state. The append's version check makes deciding on a
 copy that may be behind safe, and the store's script answers a known idempotency key
-before anything else, so a command is usually one store round trip. Without a copy, or when
-the copy was behind or refused the command, the checked path runs: read the game's info →
-answer from the idempotency record if the key was used → load (snapshot + events since) →
-decide → append → remember.
+before anything else, so a command is usually one store round trip. A copy found behind
+(the caller's ``If-Match`` is later, or the append says the stream is longer: another
+process appended) catches up by reading only the events it lacks
+(``GameRepository.catch_up``) and the command is decided again on it. Without a copy, or
+when the copy refused the command or is still behind, the checked path runs: read the
+game's info → answer from the idempotency record if the key was used → load (snapshot +
+events since) → decide → append → remember.
 """
 
 from __future__ import annotations
@@ -257,15 +260,33 @@ class CommandHandler:
             labels.kind = cached.kind
             decoded, digest = self._command(cached.kind, command, meta)
             labels.command_type = type(decoded).__name__
-            try:
-                outcome = self._decide_and_append(
-                    cached, decoded, digest, meta, expected_version, idempotency_key
-                )
-            except (RulesError, ConcurrencyError):
-                pass
-            else:
-                self._observer.command_path("cached")
-                return outcome
+            path = "cached"
+            if expected_version is not None and expected_version > cached.version:
+                # The caller has seen a later version (from another process): this copy
+                # is behind; read only the events it lacks.
+                cached, path = self._repository.catch_up(cached), "catch_up"
+            for attempt in range(2):
+                try:
+                    outcome = self._decide_and_append(
+                        cached, decoded, digest, meta, expected_version, idempotency_key
+                    )
+                except RulesError:
+                    # Perhaps refused only because the copy is behind: catch up once and
+                    # decide again; a copy already current leaves it to the checked path.
+                    caught = None if attempt else self._repository.catch_up(cached)
+                    if caught is None or caught.version == cached.version:
+                        break
+                    cached, path = caught, "catch_up"
+                except ConcurrencyError as exc:
+                    # Stale: the append found the stream longer than the copy. Catch up
+                    # once and try again; a caller's If-Match that is simply out of date
+                    # (or a second race) goes to the checked path.
+                    if attempt or exc.expected != cached.version or exc.actual <= cached.version:
+                        break
+                    cached, path = self._repository.catch_up(cached), "catch_up"
+                else:
+                    self._observer.command_path(path)
+                    return outcome
         self._observer.command_path("checked")
         record = self._repository.record(game_id)
         kind = labels.kind = record.fields["kind"]

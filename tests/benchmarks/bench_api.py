@@ -306,6 +306,9 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=8, help="client threads per process")
     parser.add_argument("--workers", type=int, default=2, help="gunicorn workers")
     parser.add_argument("--bare", type=int, default=200, help="GET /healthz per client")
+    parser.add_argument(
+        "--rate-limits", default="on", choices=["on", "off"], help="TIGRIS_RATE_LIMITS"
+    )
     args = parser.parse_args()
 
     with (
@@ -316,7 +319,7 @@ def main() -> None:
         env = {
             **os.environ, "REDIS_URL": server.url, "TIGRIS_ADMIN_TOKEN": ADMIN_TOKEN,
             "TIGRIS_PORT": str(port), "TIGRIS_WORKERS": str(args.workers),
-            "TIGRIS_LOG_LEVEL": "warning",
+            "TIGRIS_LOG_LEVEL": "warning", "TIGRIS_RATE_LIMITS": args.rate_limits,
         }  # fmt: skip
         # The service's log (a JSON line per request) goes to a file, as in production.
         log = (Path(tmp) / "service.log").open("wb")
@@ -357,7 +360,7 @@ def main() -> None:
         f"p50 {api['p50_ms']:.1f} ms, p99 {api['p99_ms']:.1f} ms, "
         f"{api['rate'] / bare['rate']:.0%} of bare "
         f"({clients} clients, {args.games} games, {args.workers} gunicorn workers, "
-        f"fsync {args.fsync}, errors {api['error_count']})"
+        f"fsync {args.fsync}, rate limits {args.rate_limits}, errors {api['error_count']})"
     )
     share = "n/a" if cold is None else f"{cold:.0%}"
     print(
