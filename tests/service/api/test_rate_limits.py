@@ -10,7 +10,7 @@ from flask import Flask
 from flask.testing import FlaskClient
 
 from service.api import create_app
-from service.api.limits import LimitSettings, storage_uri
+from service.api.limits import LimitSettings, batch_size, storage_uri
 from service.config import SettingsError
 from tests.service.api.conftest import ADMIN_TOKEN, problem
 from tests.service.api.contract import ContractClient
@@ -115,3 +115,24 @@ def test_settings_are_checked_and_the_storage_follows_the_service_redis() -> Non
     assert storage_uri("redis://h:6379/2") == "redis://h:6379/2"
     loaded = LimitSettings.load({"TIGRIS_RATE_LIMIT_STORAGE": "memory://"}, "redis://h:6379/0", "p")
     assert (loaded.storage_uri, loaded.key_prefix) == ("memory://", "p:rl")
+
+
+def test_a_generous_limit_is_charged_in_batches_yet_holds(redis_url: str, key_prefix: str) -> None:
+    # Given: 100 requests a minute per address: the process charges Redis every 5 requests
+    assert batch_size("100 per minute") == 5
+    assert batch_size("20/second;600/minute") == 1
+    app = limited_app(redis_url, key_prefix, TIGRIS_RATE_LIMIT_CLIENT="100 per minute")
+    client = app.test_client()
+    # When: one address sends 112 requests
+    codes = [client.get("/games", environ_base=ANN).status_code for _ in range(112)]
+    # Then: the first 100 pass, fewer than a batch more, and from the first refusal on
+    # every request is refused (a key over its limit is charged on every request)
+    first_refused = codes.index(429)
+    assert 100 <= first_refused < 105
+    assert set(codes[first_refused:]) == {429}
+    # And: the counts are in Redis, so another process sees the address over its limit
+    other = limited_app(redis_url, key_prefix, TIGRIS_RATE_LIMIT_CLIENT="100 per minute")
+    other_codes = [
+        other.test_client().get("/games", environ_base=ANN).status_code for _ in range(5)
+    ]
+    assert 429 in other_codes
