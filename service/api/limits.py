@@ -12,10 +12,11 @@ Two limits apply to every request but the health, readiness and metrics endpoint
 Counting every request in Redis would add a write per limit to every request, and with
 ``appendfsync always`` each of those waits for a disk flush. So each server process counts
 a key's requests itself and charges Redis once every ``batch`` requests, with that many
-(``Batched``): ``batch`` is a twentieth of the smallest limit's count, at most 10, so the
+(``Batched``): ``batch`` is a twentieth of the smallest limit's count, at most 50, so the
 limit's precision stays within 5 % per process, and a limit of 20 or fewer is charged on
 every request. A key found over its limit is charged on every request until its window
-has passed.
+has passed. A request charged to neither limit skips the limiter's work altogether (its
+request filter), as the exempt endpoints do.
 
 A request over a limit is a 429 problem document (``/problems/rate-limited``) with
 ``Retry-After`` (seconds until the window lets it through) and the limit in ``rate_limit``;
@@ -118,7 +119,7 @@ def storage_uri(redis_url: str) -> str:
     return f"{scheme}{sep}{rest}"
 
 
-MAX_BATCH = 10
+MAX_BATCH = 50
 # Keys remembered per limit and process before the local counts start afresh.
 MAX_KEYS = 100_000
 
@@ -144,7 +145,18 @@ class Batched:
         self._blocked: dict[str, float] = {}
         self._lock = threading.Lock()
 
+    def skip(self) -> bool:
+        """Whether this request goes uncharged (counted here only); decided once per
+        request by the limiter's request filter, read back by ``exempt``."""
+        skipped = self._decide()
+        g.setdefault("tigris_skips", {})[self.scope] = skipped
+        return skipped
+
     def exempt(self) -> bool:
+        skips: dict[str, bool] = g.get("tigris_skips", {})
+        return skips.get(self.scope, False)
+
+    def _decide(self) -> bool:
         if self.batch == 1:
             g.setdefault("tigris_costs", {})[self.scope] = 1
             return False
@@ -229,6 +241,17 @@ def install(app: Flask, settings: LimitSettings) -> Limiter | None:
     token = Batched("token", _token_key, batch_size(settings.per_token))
     client = Batched("client", _client_key, batch_size(settings.per_client))
 
+    def uncharged() -> bool:
+        """The limiter's request filter: True (nothing to charge in Redis) skips its work
+        for this request altogether, as for the exempt endpoints."""
+        if _exempt():
+            return True
+        token_skipped = token.skip() if request.headers.get("Authorization") else True
+        if not token_skipped:
+            client.skip()
+            return False
+        return client.skip()
+
     def token_exempt() -> bool:
         return _no_token() or token.exempt()
 
@@ -258,7 +281,7 @@ def install(app: Flask, settings: LimitSettings) -> Limiter | None:
         swallow_errors=True,  # a store outage lets requests through
         on_breach=_breach_handler({"token": token, "client": client}),
     )
-    limiter.request_filter(_exempt)
+    limiter.request_filter(uncharged)
 
     @app.errorhandler(RateLimitExceeded)
     def _limited(exc: RateLimitExceeded) -> Response:
