@@ -81,7 +81,12 @@ def main() -> None:
         server = EmbeddedRedis(Path(tmp) / "redis", appendfsync="everysec").start()
         try:
             app = create_app(
-                {"REDIS_URL": server.url, "TIGRIS_ADMIN_TOKEN": ADMIN, "TIGRIS_KEY_PREFIX": PREFIX}
+                {
+                    "REDIS_URL": server.url,
+                    "TIGRIS_ADMIN_TOKEN": ADMIN,
+                    "TIGRIS_KEY_PREFIX": PREFIX,
+                    "TIGRIS_REQUEST_LOG": "off",
+                }
             )
             client = app.test_client()
             games = app.extensions[EXTENSION].games
