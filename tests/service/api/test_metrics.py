@@ -3,7 +3,10 @@ multiprocess mode), and the RQ queue gauges read from real RQ registries."""
 
 from __future__ import annotations
 
+import os
+import signal
 import socket
+import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -188,3 +191,38 @@ def test_no_queues_or_an_unreachable_queue_redis_leave_the_scrape_working(
     samples = scrape(response.get_data(as_text=True))
     assert not [key for key in samples if key[0] == "tigris_queue_jobs"]
     assert "tigris_event_streams_open" in {key[0] for key in samples}
+
+
+def test_a_killed_workers_live_gauge_leaves_the_sum(server: LiveServer) -> None:
+    # Given: an open event stream, counted by the worker that serves it
+    created = requests.post(
+        f"{server.url}/games", json={"kind": "board", "seats": ["Ann", "Bob"]}, timeout=10
+    ).json()
+    stream = requests.get(
+        f"{server.url}/games/{created['game']['game_id']}/events/stream", stream=True, timeout=10
+    )
+    try:
+        assert stream.status_code == 200
+        # (streams of earlier tests may still be open until the server writes to them)
+        assert value(metrics_of(server, requests.Session()), "tigris_event_streams_open") >= 1
+        # When: every worker is killed with SIGKILL (gunicorn forks new ones)
+        workers = [
+            int(p)
+            for p in Path(f"/proc/{server.process.pid}/task/{server.process.pid}/children")
+            .read_text()
+            .split()
+        ]
+        for pid in workers:
+            os.kill(pid, signal.SIGKILL)
+        # Then: once the new workers answer, the dead ones' gauges no longer count
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                samples = metrics_of(server, requests.Session())
+                break
+            except (requests.RequestException, AssertionError):
+                assert time.monotonic() < deadline
+                time.sleep(0.2)
+        assert value(samples, "tigris_event_streams_open") == 0
+    finally:
+        stream.close()
