@@ -13,7 +13,7 @@ Stored, it is versioned by the field ``v``:
 
 - version 1 (no ``v``; games stored before the compact form): the full record as is;
 - version 2: ``{"v": 2, "e": event id, "c": command id, "a": actor, "t": recorded at}``
-  with nothing repeated. A 32-hex-digit id is kept as its 16 bytes in unpadded base64url
+  with nothing repeated. A 32-hex-digit id is kept as its 16 bytes in unpadded base64
   (22 characters); any other id is kept as given under the upper-case key (``E``, ``C``,
   ``R``, ``U``). ``seat`` is left out when the actor says it (``seat:N``, or none for
   ``admin``/``system``), else kept as ``s``. ``correlation_id`` (``r``/``R``) and
@@ -30,10 +30,11 @@ reads. Nothing stored is ever rewritten.
 
 from __future__ import annotations
 
-import base64
 import binascii
+import functools
 import json
 import re
+import time
 import uuid
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -277,14 +278,29 @@ def _seat_of_actor(actor: Any) -> int | None:
 
 
 def _pack_id(value: str) -> str:
-    return base64.urlsafe_b64encode(bytes.fromhex(value)).decode().rstrip("=")
+    return binascii.b2a_base64(bytes.fromhex(value), newline=False).decode()[:22]
 
 
 def _unpack_id(value: str) -> str:
     try:
-        return base64.urlsafe_b64decode(value + "==").hex()
-    except (binascii.Error, ValueError):
+        return binascii.a2b_base64(value + "==").hex()
+    except (binascii.Error, ValueError, TypeError):
         raise FormatError(f"packed id {value!r} in event metadata") from None
+
+
+# recorded_at from microseconds, as datetime.isoformat() writes a UTC time, without building
+# an aware datetime (several times slower) for the years gmtime covers.
+_MAX_FAST_MICROS = 253_402_300_800 * 1_000_000  # 10000-01-01
+
+
+@functools.lru_cache(maxsize=4096)  # a command's events share their time
+def _iso_utc(micros: int) -> str:
+    if not 0 <= micros < _MAX_FAST_MICROS:
+        return (_EPOCH + timedelta(microseconds=micros)).isoformat()
+    seconds, fraction = divmod(micros, 1_000_000)
+    moment = time.gmtime(seconds)
+    text = "%04d-%02d-%02dT%02d:%02d:%02d" % moment[:6]  # noqa: UP031 (the fastest here)
+    return f"{text}.{fraction:06d}+00:00" if fraction else f"{text}+00:00"
 
 
 def _micros(recorded_at: Any) -> int | None:
@@ -327,26 +343,32 @@ def _encode_v2(full: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _expand_v2(stored: Mapping[str, Any]) -> dict[str, Any]:
-    def ident(key: str) -> Any:
-        if key in stored:
-            return _unpack_id(stored[key])
-        return stored.get(key.upper())
-
-    command_id = ident("c")
-    actor = stored.get("a")
-    micros = stored.get("t")
+    # On every event read (a page of the log, a load): kept to plain lookups.
+    get = stored.get
+    packed = get("c")
+    command_id = _unpack_id(packed) if packed is not None else get("C")
+    packed = get("e")
+    actor = get("a")
+    seat = stored["s"] if "s" in stored else _seat_of_actor(actor)
+    correlation_id = causation_id = command_id
+    if "r" in stored or "R" in stored:
+        packed = get("r")
+        correlation_id = _unpack_id(packed) if packed is not None else get("R")
+    if "u" in stored or "U" in stored:
+        packed = get("u")
+        causation_id = _unpack_id(packed) if packed is not None else get("U")
+    micros = get("t")
+    event_id = get("e")
     full: dict[str, Any] = {
-        "event_id": ident("e"),
+        "event_id": _unpack_id(event_id) if event_id is not None else get("E"),
         "command_id": command_id,
         "actor": actor,
-        "seat": stored["s"] if "s" in stored else _seat_of_actor(actor),
-        "correlation_id": ident("r") if ("r" in stored or "R" in stored) else command_id,
-        "causation_id": ident("u") if ("u" in stored or "U" in stored) else command_id,
-        "recorded_at": stored.get("T")
-        if micros is None
-        else (_EPOCH + timedelta(microseconds=micros)).isoformat(),
+        "seat": seat,
+        "correlation_id": correlation_id,
+        "causation_id": causation_id,
+        "recorded_at": get("T") if micros is None else _iso_utc(micros),
     }
-    extra = stored.get("x")
+    extra = get("x")
     if isinstance(extra, dict):
         full.update(extra)
     return full
