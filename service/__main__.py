@@ -19,7 +19,7 @@ import os
 import sys
 
 from service.api import STORE_CHECKED
-from service.api.server import GunicornServer, gunicorn_options
+from service.api.server import GunicornServer, gunicorn_options, prepare_metrics_dir
 from service.api.worker import raise_open_files_limit
 from service.config import SettingsError, StoreSettings
 from service.embedded_redis import EmbeddedRedis, RedisSupervisor
@@ -117,9 +117,11 @@ def serve_api(args: argparse.Namespace) -> int:
         if server.owned:  # else another process started it and supervises it
             supervisor = RedisSupervisor(server).start()
     app_config = {"REDIS_URL": os.environ["REDIS_URL"], STORE_CHECKED: True}
+    remove_metrics_dir = prepare_metrics_dir()
     try:
         GunicornServer(gunicorn_options(env), app_config).run()
     finally:
+        remove_metrics_dir()
         if supervisor is not None:
             supervisor.stop()
         if server is not None:

@@ -4,13 +4,17 @@
 (``service.application.game_service.GameService``) and the seat credentials
 (``service.application.tokens.Credentials``). ``config`` may hold:
 
-- ``REDIS_URL``, ``TIGRIS_KEY_PREFIX``: override the environment's (``service.config``);
+- ``REDIS_URL``, ``TIGRIS_KEY_PREFIX``, ``RQ_REDIS_URL``: override the environment's
+  (``service.config``, ``service.api.metrics``);
   without any ``REDIS_URL`` the embedded Redis is started (or attached to)
 - ``GAME_SERVICE``: a ready ``GameService`` (tests, e.g. with another clock); needs REDIS_URL
   (for the seat tokens and stream tickets)
 - ``TIGRIS_ADMIN_TOKEN``, ``TIGRIS_MAX_BODY``, ``TIGRIS_SSE_HEARTBEAT``, stream limits,
   ``TIGRIS_CORS_ORIGINS``: see ``settings``
 - ``TIGRIS_OPENAPI_PATH``: the OpenAPI document to serve (default: the repository's)
+- ``TIGRIS_REQUEST_LOG``: ``off`` leaves out the JSON request lines (``service.api.logs``)
+- ``TIGRIS_RATE_LIMITS``, ``TIGRIS_RATE_LIMIT_TOKEN``, ``TIGRIS_RATE_LIMIT_CLIENT``,
+  ``TIGRIS_RATE_LIMIT_STORAGE``: the rate limits (``service.api.limits``)
 - ``STORE_CHECKED``: true when the caller has already checked ``REDIS_URL`` (``python -m
   service`` does, before gunicorn forks its workers). Otherwise ``create_app`` refuses a
   ``REDIS_URL`` that does not answer or is of the wrong kind (``StoreConfigError``); with
@@ -28,10 +32,23 @@ from typing import Any
 from flask import Flask
 from werkzeug.routing import BaseConverter
 
-from service.api import commands, compression, events, games, ops, problems, streams, undo, views
+from service.api import (
+    commands,
+    compression,
+    events,
+    games,
+    limits,
+    logs,
+    ops,
+    problems,
+    streams,
+    undo,
+    views,
+)
 from service.api.context import EXTENSION, Services
 from service.api.settings import ApiSettings
 from service.application.game_service import GameService, build_service
+from service.application.observer import Observer
 from service.application.tokens import Credentials
 from service.config import StoreSettings
 from service.store.connect import check_store, redis_client, serving
@@ -82,15 +99,31 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     spec_text, spec_doc = ops.load_spec(spec_path)
     app.config[ops.SPEC_KEY + "_TEXT"] = spec_text
 
-    app.extensions[EXTENSION] = _services(config, settings)
+    # Imported here, not at the top: see service.api.metrics on when prometheus_client
+    # may be imported.
+    from service.api import metrics
 
-    app.extensions[streams.GATE_EXTENSION] = streams.StreamGate(settings)
+    app_metrics = metrics.PrometheusMetrics(metrics.queue_redis_url(_env(config)))
+    app.extensions[EXTENSION] = _services(config, settings, app_metrics)
 
+    app.extensions[streams.GATE_EXTENSION] = streams.StreamGate(
+        settings, on_change=app_metrics.streams_open
+    )
+    metrics.install(app, app_metrics)
+
+    logs.install(app, request_lines=logs.request_lines_enabled(config))
     problems.install(app)
     streams.install_transport_errors(app)
     for module in (ops, games, commands, views, events, streams, undo):
         app.register_blueprint(module.blueprint)
     ops.install_docs(app, spec_doc)
+    env = _env(config)
+    limits.install(
+        app,
+        limits.LimitSettings.load(
+            config, env.get("REDIS_URL"), env.get("TIGRIS_KEY_PREFIX", "tigris")
+        ),
+    )
     _install_cors(app, settings)
     compression.install(app)
     return app
@@ -121,14 +154,19 @@ def _install_cors(app: Flask, settings: ApiSettings) -> None:
     )
 
 
-def _services(config: Mapping[str, Any], settings: ApiSettings) -> Services:
-    """The application service (``GAME_SERVICE`` if given) and the credentials, on the
-    configured Redis."""
+def _env(config: Mapping[str, Any]) -> dict[str, str]:
+    """The environment with the config's Redis URLs and key prefix put in."""
     env = dict(os.environ)
-    for key in ("REDIS_URL", "TIGRIS_KEY_PREFIX"):
+    for key in ("REDIS_URL", "RQ_REDIS_URL", "TIGRIS_KEY_PREFIX"):
         if config.get(key):
             env[key] = str(config[key])
-    store_settings = StoreSettings.from_env(env)
+    return env
+
+
+def _services(config: Mapping[str, Any], settings: ApiSettings, observer: Observer) -> Services:
+    """The application service (``GAME_SERVICE`` if given) and the credentials, on the
+    configured Redis; the service reports to ``observer``."""
+    store_settings = StoreSettings.from_env(_env(config))
     check_store(store_settings, require_reachable=not config.get(STORE_CHECKED))
     # Commands and reads share one pool (above redis-py's default of 100); streams block
     # in XREAD on a pool of their own (see build_service).
@@ -147,6 +185,7 @@ def _services(config: Mapping[str, Any], settings: ApiSettings) -> Services:
             # A stream blocks for at most one heartbeat, on a pool of its own.
             max_wait_s=settings.sse_heartbeat_s,
             max_waiting=settings.max_streams + STREAM_POOL_SPARE,
+            observer=observer,
         )
         client = connection.client
     return Services(

@@ -12,12 +12,19 @@ Settings: ``TIGRIS_HOST``/``TIGRIS_PORT``, ``TIGRIS_WORKERS`` (processes, defaul
 count up to 4), ``TIGRIS_WORKER_CONNECTIONS`` (open connections per process, 10000),
 ``TIGRIS_HEADER_TIMEOUT`` (5 s: complete request head, and idle keep-alive),
 ``TIGRIS_CLIENT_TIMEOUT`` (30 s), ``TIGRIS_ACCESS_LOG``, ``TIGRIS_LOG_LEVEL``.
+
+Metrics (``service.api.metrics``) are kept per process in ``PROMETHEUS_MULTIPROC_DIR``:
+``prepare_metrics_dir`` sets it up before the workers fork, and gunicorn's ``child_exit``
+hook marks each worker that exits as dead.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+import shutil
+import tempfile
+from collections.abc import Callable, Mapping
+from pathlib import Path
 from typing import Any
 
 from flask import Flask
@@ -25,6 +32,32 @@ from gunicorn.app.base import BaseApplication  # type: ignore[import-untyped]
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8000
+MULTIPROC_ENV = "PROMETHEUS_MULTIPROC_DIR"
+
+
+def prepare_metrics_dir() -> Callable[[], None]:
+    """Make ``PROMETHEUS_MULTIPROC_DIR`` an empty directory before gunicorn forks: the one
+    given is emptied of an earlier run's files (their counts would be added in), else a
+    new temporary one is made and set in the environment. Returns what to call at exit
+    (removes a directory made here; leaves a given one)."""
+    given = os.environ.get(MULTIPROC_ENV)
+    if given:
+        path = Path(given)
+        path.mkdir(parents=True, exist_ok=True)
+        for stale in path.glob("*.db"):
+            stale.unlink()
+        return lambda: None
+    made = tempfile.mkdtemp(prefix="tigris-metrics-")
+    os.environ[MULTIPROC_ENV] = made
+    return lambda: shutil.rmtree(made, ignore_errors=True)
+
+
+def _worker_exited(server: Any, worker: Any) -> None:
+    """gunicorn's ``child_exit`` hook: the worker's live gauges stop counting."""
+    if os.environ.get(MULTIPROC_ENV):
+        from prometheus_client import multiprocess
+
+        multiprocess.mark_process_dead(worker.pid)  # type: ignore[no-untyped-call]
 
 
 def gunicorn_options(env: Mapping[str, str] | None = None) -> dict[str, Any]:
@@ -52,6 +85,7 @@ def gunicorn_options(env: Mapping[str, str] | None = None) -> dict[str, Any]:
         # gunicorn >= 24's control socket (one shared path under $HOME) is not used here;
         # without this, several instances on one machine would contend for it.
         "control_socket_disable": True,
+        "child_exit": _worker_exited,
     }
 
 

@@ -68,8 +68,12 @@ class WorkSlots:
 class StreamGate:
     """Counts of the open streams of this process, by client address and by game."""
 
-    def __init__(self, settings: ApiSettings) -> None:
+    def __init__(
+        self, settings: ApiSettings, on_change: Callable[[int], None] | None = None
+    ) -> None:
         self._settings = settings
+        # Told the number of open streams after every change (the metrics' gauge).
+        self._on_change = on_change
         self._lock = threading.Lock()
         self._total = 0
         self._clients: Counter[str] = Counter()
@@ -117,6 +121,8 @@ class StreamGate:
             self._total += 1
             self._clients[client] += 1
             self._games[game_id] += 1
+            if self._on_change is not None:
+                self._on_change(self._total)
         released = False
 
         def release() -> None:
@@ -130,6 +136,8 @@ class StreamGate:
                     counter[key] -= 1
                     if counter[key] <= 0:
                         del counter[key]
+                if self._on_change is not None:
+                    self._on_change(self._total)
 
         return release
 

@@ -1,7 +1,8 @@
 """The application layer: between the HTTP API and the domain and stores, one module per job.
 
 - ``mapper``: envelopes to and from the store (type names, schema versions, metadata from
-  the request's ``CommandMeta``, upcasting on read) and the game's info record.
+  the request's ``CommandMeta`` in its versioned stored form, upcasting on read) and the
+  game's info record.
 - ``repository``: a game's state now or at any version (``replay``: folding with service
   events honoured), snapshots and their policy, the per-process game cache.
 - ``commands``: creating games, deciding commands and appending their events, idempotency.
@@ -10,9 +11,12 @@
 - ``tokens``: seat tokens and stream tickets: making them, and whom they stand for.
 - ``game_service``: ``GameService``, the parts wired together, each method handing over to
   one of them; ``build_service`` on the configured Redis.
+- ``observer``: what the layer reports for metrics (``Observer``; the API's Prometheus
+  metrics implement it, ``NullObserver`` by default).
 
 A command's path: API view → ``GameService.handle`` → ``CommandHandler.handle`` →
-``GameRepository`` (the cached copy, else a load) → ``rules.decide`` / ``rules.evolve`` →
+``GameRepository`` (the cached copy, caught up from the events it lacks when behind,
+else a load) → ``rules.decide`` / ``rules.evolve`` →
 ``EventStore.append`` (its envelopes made by the ``EventMapper``) →
 ``GameRepository.remember``. Undo requests and answers take the same way from
 ``UndoWorkflow``, which hands its events to ``CommandHandler.append``.

@@ -5,10 +5,13 @@ in) → decide on this process's latest copy of the game (``GameRepository.cache
 with that copy's version as the expected one, atomically with the idempotency record and
 the game's status → remember the new state. The append's version check makes deciding on a
 copy that may be behind safe, and the store's script answers a known idempotency key
-before anything else, so a command is usually one store round trip. Without a copy, or when
-the copy was behind or refused the command, the checked path runs: read the game's info →
-answer from the idempotency record if the key was used → load (snapshot + events since) →
-decide → append → remember.
+before anything else, so a command is usually one store round trip. A copy found behind
+(the caller's ``If-Match`` is later, or the append says the stream is longer: another
+process appended) catches up by reading only the events it lacks
+(``GameRepository.catch_up``) and the command is decided again on it. Without a copy, or
+when the copy refused the command or is still behind, the checked path runs: read the
+game's info → answer from the idempotency record if the key was used → load (snapshot +
+events since) → decide → append → remember.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ import contextlib
 import hashlib
 import json
 import secrets
+import time
 import uuid
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -34,6 +38,7 @@ from service.application.mapper import (
     new_info,
     reverts_field,
 )
+from service.application.observer import UNKNOWN, NullObserver, Observer, outcome_of
 from service.application.repository import GameRepository, LoadedGame
 from service.application.tokens import derived_tokens, hash_token, new_salt, new_tokens
 from service.errors import (
@@ -95,12 +100,14 @@ class CommandHandler:
         clock: Callable[[], datetime],
         *,
         idempotency_ttl_s: int,
+        observer: Observer | None = None,
     ) -> None:
         self._store = store
         self._repository = repository
         self._mapper = mapper
         self._clock = clock
         self._idempotency_ttl_s = idempotency_ttl_s
+        self._observer: Observer = observer or NullObserver()
 
     # ------------------------------------------------------------------ creation
     def create_game(  # noqa: PLR0917 (a game's setup, as the API receives it)
@@ -225,6 +232,7 @@ class CommandHandler:
                 open_seats=open_seats,
             )
         except GameExists:
+            self._observer.idempotent_replay(kind)
             game = self._repository.get(game_id)
             return CreatedGame(game, _named(tokens, open_seats), replayed=True)
         return CreatedGame(game, _named(tokens, open_seats), replayed=False)
@@ -240,7 +248,38 @@ class CommandHandler:
         idempotency_key: str | None = None,
     ) -> CommandOutcome:
         """Decide ``command`` (client JSON or a command object) as ``meta``'s seat, and
-        append its events. ``expected_version``: the version the caller saw (If-Match)."""
+        append its events. ``expected_version``: the version the caller saw (If-Match).
+        Every call is reported to the observer with its kind, type, outcome and duration."""
+        labels = _Labels()
+        started = time.perf_counter()
+        outcome: CommandOutcome | None = None
+        failure: BaseException | None = None
+        try:
+            outcome = self._handle(
+                game_id, command, labels, meta, expected_version, idempotency_key
+            )
+            return outcome
+        except BaseException as exc:
+            failure = exc
+            raise
+        finally:
+            replayed = outcome is not None and outcome.replayed
+            self._observer.command(
+                labels.kind,
+                labels.command_type,
+                outcome_of(failure, replayed=replayed),
+                time.perf_counter() - started,
+            )
+
+    def _handle(  # noqa: PLR0917 (handle's arguments)
+        self,
+        game_id: str,
+        command: Mapping[str, Any] | object,
+        labels: _Labels,
+        meta: CommandMeta,
+        expected_version: int | None,
+        idempotency_key: str | None,
+    ) -> CommandOutcome:
         cached = self._repository.cached(game_id)
         if cached is not None:
             # The fast path: decide on this process's latest copy without first reading
@@ -248,18 +287,45 @@ class CommandHandler:
             # (and the script answers a known idempotency key before anything else).
             # Should the copy be behind or the command fail on it, the checked path
             # below answers as if this attempt had never been made: nothing was written.
+            labels.kind = cached.kind
             decoded, digest = self._command(cached.kind, command, meta)
-            try:
-                return self._decide_and_append(
-                    cached, decoded, digest, meta, expected_version, idempotency_key
-                )
-            except (RulesError, ConcurrencyError, GameNotStarted):
-                pass
+            labels.command_type = type(decoded).__name__
+            path = "cached"
+            if expected_version is not None and expected_version > cached.version:
+                # The caller has seen a later version (from another process): this copy
+                # is behind; read only the events it lacks.
+                cached, path = self._repository.catch_up(cached), "catch_up"
+            for attempt in range(2):
+                try:
+                    outcome = self._decide_and_append(
+                        cached, decoded, digest, meta, expected_version, idempotency_key
+                    )
+                except GameNotStarted:
+                    break
+                except RulesError:
+                    # Perhaps refused only because the copy is behind: catch up once and
+                    # decide again; a copy already current leaves it to the checked path.
+                    caught = None if attempt else self._repository.catch_up(cached)
+                    if caught is None or caught.version == cached.version:
+                        break
+                    cached, path = caught, "catch_up"
+                except ConcurrencyError as exc:
+                    # Stale: the append found the stream longer than the copy. Catch up
+                    # once and try again; a caller's If-Match that is simply out of date
+                    # (or a second race) goes to the checked path.
+                    if attempt or exc.expected != cached.version or exc.actual <= cached.version:
+                        break
+                    cached, path = self._repository.catch_up(cached), "catch_up"
+                else:
+                    self._observer.command_path(path)
+                    return outcome
+        self._observer.command_path("checked")
         record = self._repository.record(game_id)
-        kind = record.fields["kind"]
+        kind = labels.kind = record.fields["kind"]
         decoded, digest = self._command(kind, command, meta)
+        labels.command_type = type(decoded).__name__
         if idempotency_key is not None:
-            replayed = self._replay_if_known(game_id, idempotency_key, digest)
+            replayed = self._replay_if_known(game_id, kind, idempotency_key, digest)
             if replayed is not None:
                 return replayed
         try:
@@ -274,7 +340,7 @@ class CommandHandler:
             # moving the game on: then the answer is the twin's outcome, not an error.
             replayed = None
             if idempotency_key is not None:
-                replayed = self._replay_if_known(game_id, idempotency_key, digest)
+                replayed = self._replay_if_known(game_id, kind, idempotency_key, digest)
             if replayed is None:
                 raise
             return replayed
@@ -314,9 +380,13 @@ class CommandHandler:
         # and repairs an entry that disagrees with the game's info (GameQueries).
         if status != before:
             self._store.index_game(game.game_id, created_ms, kind=game.kind, status=status)
-        result = self._store.append(
-            game.game_id, envelopes, game.version, idempotency=idempotency, info=info_fields
-        )
+        try:
+            result = self._store.append(
+                game.game_id, envelopes, game.version, idempotency=idempotency, info=info_fields
+            )
+        except ConcurrencyError:
+            self._observer.append_conflict(game.kind)
+            raise
         if status != before and not result.replayed:
             with contextlib.suppress(StoreUnavailable):  # stored: listing repairs the rest
                 self._store.index_game(game.game_id, created_ms, kind=game.kind, status=status)
@@ -324,6 +394,7 @@ class CommandHandler:
                     game.game_id, created_ms, [(None, before), (game.kind, before)]
                 )
         if result.replayed:  # a concurrent twin with the same key won the race
+            self._observer.idempotent_replay(game.kind)
             return self._outcome_of_replay(game.game_id, result)
         changed = {"status": status, "updated_at": recorded_at, "version": result.last}
         info = GameInfo(**{**game.info.__dict__, **changed, "reverts": reverts})
@@ -376,13 +447,16 @@ class CommandHandler:
         )
         return self.append(game, events, state, meta, idempotency)
 
-    def _replay_if_known(self, game_id: str, key: str, digest: str) -> CommandOutcome | None:
+    def _replay_if_known(
+        self, game_id: str, kind: str, key: str, digest: str
+    ) -> CommandOutcome | None:
         found = self._store.lookup_idempotency(game_id, key)
         if found is None:
             return None
         recorded_hash, result = found
         if recorded_hash != digest:
             raise IdempotencyConflict(key)
+        self._observer.idempotent_replay(kind)
         return self._outcome_of_replay(game_id, result)
 
     def _outcome_of_replay(self, game_id: str, result: AppendResult) -> CommandOutcome:
@@ -397,6 +471,16 @@ class CommandHandler:
 def _named(tokens: Sequence[str], open_seats: Sequence[int]) -> tuple[str | None, ...]:
     """The tokens of the named seats; None for the open ones."""
     return tuple(None if seat in open_seats else token for seat, token in enumerate(tokens))
+
+
+class _Labels:
+    """The labels of a command being handled, filled in as they become known."""
+
+    __slots__ = ("command_type", "kind")
+
+    def __init__(self) -> None:
+        self.kind = UNKNOWN
+        self.command_type = UNKNOWN
 
 
 def check_expected(game: LoadedGame, expected_version: int | None) -> None:

@@ -15,6 +15,7 @@ from domain.common.protocol import GameRules
 from service.application.commands import CommandHandler, CommandOutcome, CreatedGame
 from service.application.lobby import ClaimedSeat, SeatClaims
 from service.application.mapper import CommandMeta, EventMapper, GameInfo, StoredEvent
+from service.application.observer import Observer
 from service.application.queries import GameQueries, SnapshotMismatch
 from service.application.repository import GameRepository, LoadedGame
 from service.application.undo import UndoOutcome, UndoRecord, UndoWorkflow
@@ -39,6 +40,7 @@ class GameService:
         snapshot_every: int = 50,
         idempotency_ttl_s: int = DEFAULT_IDEMPOTENCY_TTL_S,
         cache_size: int = 0,
+        observer: Observer | None = None,
     ) -> None:
         if games is None:
             from domain.games import all_games
@@ -48,10 +50,21 @@ class GameService:
         mapper = EventMapper(rules)
         self.store = store
         self.repository = GameRepository(
-            store, snapshots, rules, mapper, snapshot_every=snapshot_every, cache_size=cache_size
+            store,
+            snapshots,
+            rules,
+            mapper,
+            snapshot_every=snapshot_every,
+            cache_size=cache_size,
+            observer=observer,
         )
         self.commands = CommandHandler(
-            store, self.repository, mapper, clock, idempotency_ttl_s=idempotency_ttl_s
+            store,
+            self.repository,
+            mapper,
+            clock,
+            idempotency_ttl_s=idempotency_ttl_s,
+            observer=observer,
         )
         self.queries = GameQueries(store, snapshots, rules, self.repository, mapper, clock)
         self.undo = UndoWorkflow(store, self.repository, self.queries, self.commands)
@@ -260,6 +273,7 @@ def build_service(
     max_connections: int | None = None,
     max_wait_s: float | None = None,
     max_waiting: int | None = None,
+    observer: Observer | None = None,
 ) -> tuple[GameService, StoreConnection]:
     """A GameService on the configured Redis (embedded if no ``REDIS_URL``);
     close the returned connection on shutdown."""
@@ -276,5 +290,6 @@ def build_service(
         snapshot_every=settings.snapshot_every,
         idempotency_ttl_s=settings.idempotency_ttl_s,
         cache_size=cache_size,
+        observer=observer,
     )
     return service, connection

@@ -5,14 +5,40 @@ version, the data, and metadata from the request's ``CommandMeta``) and come bac
 ``StoredEvent``s, upcast to the current schema version on the way (an old envelope is
 decoded through the registry's upcasters and re-encoded). A game's info record, a flat
 map of strings in the store, is mapped to and from ``GameInfo`` here too.
+
+Metadata is encoded here and only here (``encode_metadata`` / ``decode_metadata``). In
+memory (``StoredEvent.metadata``) it is the full audit record: ``event_id``,
+``command_id``, ``actor``, ``seat``, ``correlation_id``, ``causation_id``, ``recorded_at``.
+Stored, it is versioned by the field ``v``:
+
+- version 1 (no ``v``; games stored before the compact form): the full record as is;
+- version 2: ``{"v": 2, "e": event id, "c": command id, "a": actor, "t": recorded at}``
+  with nothing repeated. A 32-hex-digit id is kept as its 16 bytes in unpadded base64
+  (22 characters); any other id is kept as given under the upper-case key (``E``, ``C``,
+  ``R``, ``U``). ``seat`` is left out when the actor says it (``seat:N``, or none for
+  ``admin``/``system``), else kept as ``s``. ``correlation_id`` (``r``/``R``) and
+  ``causation_id`` (``u``/``U``) are left out when they equal the command id, which they
+  do unless a caller gave its own. ``recorded_at``, an ISO-8601 UTC time, is kept as
+  integer microseconds since the epoch when it reads back to the very same text, else as
+  the text (``T``). Fields of a record unknown here are kept under ``x``.
+
+Reading upcasts through ``METADATA_UPCASTERS`` (version n to n + 1) to the current
+version, then expands it: adding a version 3 (say, a trail of rule ids or a hash chain)
+is a new encoder, an upcaster from 2 to 3 and its expansion, and every stored game still
+reads. Nothing stored is ever rewritten.
 """
 
 from __future__ import annotations
 
+import binascii
+import functools
 import json
+import re
+import time
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from domain.common.codec import TypeRegistry
@@ -98,7 +124,7 @@ class EventMapper:
                     f"{prefix}.{name}",
                     schema_version,
                     data,
-                    {"event_id": uuid.uuid4().hex, **metadata},
+                    encode_metadata({"event_id": uuid.uuid4().hex, **metadata}),
                 )
             )
         return envelopes
@@ -119,7 +145,7 @@ class EventMapper:
                 type=envelope.type,
                 schema_version=envelope.schema_version,
                 data=dict(envelope.data),
-                metadata=dict(envelope.metadata),
+                metadata=decode_metadata(envelope.metadata),
                 event=event,
             )
             for version, envelope, event in zip(result.versions, envelopes, events, strict=True)
@@ -147,7 +173,7 @@ class EventMapper:
             type=record.type,
             schema_version=schema_version,
             data=data,
-            metadata=record.metadata,
+            metadata=decode_metadata(record.metadata),
             event=event,
         )
 
@@ -212,3 +238,157 @@ def _reverts(raw: str | None) -> tuple[tuple[int, int], ...] | None:
     if raw is None:
         return None
     return tuple((int(at), int(to)) for at, to in json.loads(raw))
+
+
+# ---------------------------------------------------------------------------- metadata
+METADATA_VERSION = 2
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_HEX_ID = re.compile(r"^[0-9a-f]{32}\Z")
+# The audit fields, in the order a full record lists them.
+AUDIT_FIELDS = (
+    "event_id",
+    "command_id",
+    "actor",
+    "seat",
+    "correlation_id",
+    "causation_id",
+    "recorded_at",
+)
+# Version 2's short key of each id field (upper case: kept as given, not packed).
+_ID_KEYS = (("event_id", "e"), ("command_id", "c"), ("correlation_id", "r"), ("causation_id", "u"))
+
+
+def encode_metadata(full: Mapping[str, Any]) -> dict[str, Any]:
+    """A full audit record as stored now (version ``METADATA_VERSION``)."""
+    return _encode_v2(full)
+
+
+def decode_metadata(stored: Mapping[str, Any]) -> dict[str, Any]:
+    """A stored record of any version as the full audit record."""
+    version = metadata_version(stored)
+    while version < METADATA_VERSION:
+        stored = METADATA_UPCASTERS[version](stored)
+        version = metadata_version(stored)
+    if version != METADATA_VERSION:
+        raise FormatError(f"event metadata of version {version} is newer than this service")
+    return _expand_v2(stored)
+
+
+def metadata_version(stored: Mapping[str, Any]) -> int:
+    version = stored.get("v", 1)
+    if not isinstance(version, int) or isinstance(version, bool):
+        raise FormatError(f"event metadata version {version!r}", "v")
+    return version
+
+
+def _seat_of_actor(actor: Any) -> int | None:
+    if isinstance(actor, str) and actor.startswith("seat:") and actor[5:].isdigit():
+        return int(actor[5:])
+    return None
+
+
+def _pack_id(value: str) -> str:
+    return binascii.b2a_base64(bytes.fromhex(value), newline=False).decode()[:22]
+
+
+def _unpack_id(value: str) -> str:
+    try:
+        return binascii.a2b_base64(value + "==").hex()
+    except (binascii.Error, ValueError, TypeError):
+        raise FormatError(f"packed id {value!r} in event metadata") from None
+
+
+# recorded_at from microseconds, as datetime.isoformat() writes a UTC time, without building
+# an aware datetime (several times slower) for the years gmtime covers.
+_MAX_FAST_MICROS = 253_402_300_800 * 1_000_000  # 10000-01-01
+
+
+@functools.lru_cache(maxsize=4096)  # a command's events share their time
+def _iso_utc(micros: int) -> str:
+    if not 0 <= micros < _MAX_FAST_MICROS:
+        return (_EPOCH + timedelta(microseconds=micros)).isoformat()
+    seconds, fraction = divmod(micros, 1_000_000)
+    moment = time.gmtime(seconds)
+    text = "%04d-%02d-%02dT%02d:%02d:%02d" % moment[:6]  # noqa: UP031 (the fastest here)
+    return f"{text}.{fraction:06d}+00:00" if fraction else f"{text}+00:00"
+
+
+def _micros(recorded_at: Any) -> int | None:
+    """``recorded_at`` as microseconds since the epoch, if that reads back to the same text."""
+    if not isinstance(recorded_at, str):
+        return None
+    try:
+        moment = datetime.fromisoformat(recorded_at)
+    except ValueError:
+        return None
+    if moment.utcoffset() != timedelta(0) or moment.isoformat() != recorded_at:
+        return None
+    return (moment - _EPOCH) // timedelta(microseconds=1)
+
+
+def _encode_v2(full: Mapping[str, Any]) -> dict[str, Any]:
+    command_id = full.get("command_id")
+    stored: dict[str, Any] = {"v": 2}
+    for name, key in _ID_KEYS:
+        value = full.get(name)
+        if name in ("correlation_id", "causation_id") and value == command_id:
+            continue  # the usual case: implied by the command id
+        if isinstance(value, str) and _HEX_ID.match(value):
+            stored[key] = _pack_id(value)
+        else:
+            stored[key.upper()] = value
+    actor = full.get("actor")
+    stored["a"] = actor
+    if full.get("seat") != _seat_of_actor(actor):
+        stored["s"] = full.get("seat")
+    micros = _micros(full.get("recorded_at"))
+    if micros is not None:
+        stored["t"] = micros
+    else:
+        stored["T"] = full.get("recorded_at")
+    extra = {k: v for k, v in full.items() if k not in AUDIT_FIELDS}
+    if extra:
+        stored["x"] = extra
+    return stored
+
+
+def _expand_v2(stored: Mapping[str, Any]) -> dict[str, Any]:
+    # On every event read (a page of the log, a load): kept to plain lookups.
+    get = stored.get
+    packed = get("c")
+    command_id = _unpack_id(packed) if packed is not None else get("C")
+    packed = get("e")
+    actor = get("a")
+    seat = stored["s"] if "s" in stored else _seat_of_actor(actor)
+    correlation_id = causation_id = command_id
+    if "r" in stored or "R" in stored:
+        packed = get("r")
+        correlation_id = _unpack_id(packed) if packed is not None else get("R")
+    if "u" in stored or "U" in stored:
+        packed = get("u")
+        causation_id = _unpack_id(packed) if packed is not None else get("U")
+    micros = get("t")
+    event_id = get("e")
+    full: dict[str, Any] = {
+        "event_id": _unpack_id(event_id) if event_id is not None else get("E"),
+        "command_id": command_id,
+        "actor": actor,
+        "seat": seat,
+        "correlation_id": correlation_id,
+        "causation_id": causation_id,
+        "recorded_at": get("T") if micros is None else _iso_utc(micros),
+    }
+    extra = get("x")
+    if isinstance(extra, dict):
+        full.update(extra)
+    return full
+
+
+def _upcast_v1(stored: Mapping[str, Any]) -> dict[str, Any]:
+    """Version 1 (the full record, written before version 2) to version 2: the same
+    record, encoded. (A field a version 1 record lacks reads back as None, as it did.)"""
+    return _encode_v2(stored)
+
+
+# Version n -> n + 1, for every stored version before the current one.
+METADATA_UPCASTERS: dict[int, Callable[[Mapping[str, Any]], dict[str, Any]]] = {1: _upcast_v1}

@@ -25,6 +25,7 @@ from typing import Any, Protocol
 from domain.common.errors import FormatError
 from domain.common.protocol import GameRules
 from service.application.mapper import EventMapper, GameInfo, game_info
+from service.application.observer import NullObserver, Observer
 from service.errors import GameNotFound, StoreUnavailable, VersionNotFound
 from service.events import GameReverted, SeatClaimed, UndoAnswered, UndoRequested
 from service.store.port import EventStore, GameRecord, Snapshot, SnapshotStore, is_game_id
@@ -138,7 +139,9 @@ class GameRepository:
         *,
         snapshot_every: int,
         cache_size: int,
+        observer: Observer | None = None,
     ) -> None:
+        self._observer: Observer = observer or NullObserver()
         self._store = store
         self._snapshots = snapshots
         self._games = games
@@ -203,6 +206,45 @@ class GameRepository:
         known = game.snapshot_version if entry is None else max(game.snapshot_version, entry[1])
         self.cache.put(game, self._maybe_snapshot(game, known))
 
+    def catch_up(self, game: LoadedGame) -> LoadedGame:
+        """``game`` (a copy that may be behind) brought up to the stream's end by reading
+        and folding only the events after its version: one read of a few events instead
+        of the info, a snapshot and up to ``snapshot_every`` events. The info fields an
+        append changes (status, update time, revert history, version) follow from those
+        events, as the appends that wrote them set them. Remembered when it moved on."""
+        records = self._store.read(game.game_id, game.version)
+        if not records:
+            return game
+        stored = [self._mapper.decode(game.kind, r) for r in records]
+        if stored[0].version != game.version + 1:
+            raise FormatError(f"event version {stored[0].version} follows {game.version}")
+        rules = game.rules
+        state = self.fold_onto(game.game_id, rules, game.state, stored)
+        version = stored[-1].version
+        reverts = game.info.reverts
+        if reverts is not None:
+            reverts = (
+                *reverts,
+                *(
+                    (s.version, s.event.to_version)
+                    for s in stored
+                    if isinstance(s.event, GameReverted)
+                ),
+            )
+        changed = {
+            "status": "over" if rules.is_over(state) else "active",
+            "updated_at": stored[-1].metadata.get("recorded_at") or game.info.updated_at,
+            "version": version,
+            "reverts": reverts,
+        }
+        info = GameInfo(**{**game.info.__dict__, **changed})
+        caught = LoadedGame(
+            game.game_id, game.kind, rules, state, version, info, game.snapshot_version
+        )
+        self._observer.game_load("catch_up")
+        self.remember(caught)
+        return caught
+
     def state_at(self, game_id: str, rules: GameRules[Any, Any, Any], version: int) -> Any:
         return self._fold_to(game_id, rules, version)[0]
 
@@ -242,6 +284,7 @@ class GameRepository:
                     base_version = snapshot.version
                 except FormatError:
                     pass  # an unreadable snapshot is only a cache miss
+        self._observer.game_load("snapshot" if base_version else "events")
         records = self._store.read_range(game_id, base_version + 1, version)
         stored = [self._mapper.decode(rules.kind, r) for r in records]
         state, reached = replay(

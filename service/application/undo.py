@@ -21,7 +21,7 @@ from typing import Any
 
 from domain.common.errors import FormatError
 from service.application.commands import CommandHandler, CommandOutcome, check_expected
-from service.application.mapper import CommandMeta, StoredEvent
+from service.application.mapper import CommandMeta, StoredEvent, decode_metadata
 from service.application.queries import GameQueries
 from service.application.repository import GameRepository, LoadedGame, Numbered
 from service.errors import NotAllowedToAnswer, RevertNotAllowed, UndoConflict, UndoNotFound
@@ -276,7 +276,8 @@ class UndoWorkflow:
         around = self._store.read_range(game.game_id, to_version, to_version + 1)
         if (
             len(around) == 2
-            and around[0].metadata.get("command_id") == around[1].metadata.get("command_id")
+            and decode_metadata(around[0].metadata)["command_id"]
+            == decode_metadata(around[1].metadata)["command_id"]
             and not around[1].type.startswith(f"{SERVICE_KIND}.")
         ):
             raise RevertNotAllowed(

@@ -4,10 +4,21 @@ Starts the real service (``python -m service``: gunicorn gevent workers) on a fr
 embedded Redis, creates many seeded games through the API, then drives them with many
 concurrent clients (several processes x threads, keep-alive connections), each client
 owning its games and posting their commands in order with ``If-Match``. The commands
-are those of ``play_random_game`` with the same seed, so every one is legal. Reports
-commands/s and POST latency p50/p99, and next to it the event store's own append rate
-(``RedisEventStore.append``, one event per append, same Redis, same concurrency) measured
-in the same run, with the ratio of the two.
+are those of ``play_random_game`` with the same seed, so every one is legal. Phases, in
+one run and at the same concurrency:
+
+1. ``bare``: ``GET /healthz`` (no Redis, no JSON body): the framework's ceiling (gunicorn,
+   gevent, Flask and the request hooks) on this machine at this moment;
+2. ``client``: commands, one connection per client (a client's commands stay on the
+   worker that accepted its connection, whose cached copy of the game is current);
+3. ``seat``: commands on fresh games, one connection per seat, as real clients hold them:
+   a game's commands land on different workers, whose copies fall behind. The cold-path
+   share (commands whose game was loaded, not taken from the worker's copy) is read from
+   ``/metrics`` (``tigris_command_paths_total``) around the phase.
+
+Reports commands/s, POST latency p50/p99, the ratio to the bare rate, and next to it the
+event store's own append rate (``RedisEventStore.append``, one event per append, same
+Redis, same concurrency) measured in the same run.
 
 Target on the 2-core machine: >= 1,000 commands/s with p99 <= 25 ms.
 
@@ -74,8 +85,16 @@ def _request(
 ) -> tuple[int, dict[str, str], Any]:
     payload = None if body is None else json.dumps(body)
     all_headers = {"Content-Type": "application/json", **(headers or {})}
-    conn.request(method, path, body=payload, headers=all_headers)
-    response = conn.getresponse()
+    try:
+        conn.request(method, path, body=payload, headers=all_headers)
+        response = conn.getresponse()
+    except (BrokenPipeError, ConnectionResetError, http.client.RemoteDisconnected):
+        # The server closed a connection idle past its keep-alive time before reading
+        # this request (a seat's connection waits while others play): reconnect, as a
+        # client does, and send it again.
+        conn.close()
+        conn.request(method, path, body=payload, headers=all_headers)
+        response = conn.getresponse()
     data = response.read()
     return response.status, dict(response.getheaders()), json.loads(data) if data else None
 
@@ -116,14 +135,42 @@ def plan_games(port: int, count: int, commands: int) -> list[PlannedGame]:
     return planned
 
 
-def _client_process(port: int, games: list[PlannedGame], threads: int, out: Any) -> None:
-    """One load-generating process: ``threads`` threads, each owning some games."""
+def _client_process(  # noqa: PLR0917 (one process of the load)
+    port: int, games: list[PlannedGame], threads: int, out: Any, per_seat: bool, bare: int
+) -> None:
+    """One load-generating process: ``threads`` threads, each owning some games (one
+    connection per thread, or per seat of its games with ``per_seat``); with ``bare`` > 0,
+    each thread sends that many ``GET /healthz`` instead."""
     latencies: list[float] = []
     errors: list[str] = []
     lock = threading.Lock()
 
-    def run(mine: list[PlannedGame]) -> None:
+    def run_bare(_mine: list[PlannedGame]) -> None:
         conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+        local: list[float] = []
+        for _ in range(bare):
+            started = time.perf_counter()
+            status, _, _ = _request(conn, "GET", "/healthz")
+            local.append(time.perf_counter() - started)
+            if status != 200:
+                with lock:
+                    errors.append(str(status))
+        conn.close()
+        with lock:
+            latencies.extend(local)
+
+    def run(mine: list[PlannedGame]) -> None:
+        shared = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+        seats: dict[tuple[str, int], http.client.HTTPConnection] = {}
+
+        def conn_for(game_id: str, seat: int) -> http.client.HTTPConnection:
+            if not per_seat:
+                return shared
+            key = (game_id, seat)
+            if key not in seats:
+                seats[key] = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+            return seats[key]
+
         local: list[float] = []
         position = {g.game_id: 0 for g in mine}
         active = list(mine)
@@ -136,7 +183,8 @@ def _client_process(port: int, games: list[PlannedGame], threads: int, out: Any)
                 seat, command = game.commands[index]
                 started = time.perf_counter()
                 status, _, body = _request(
-                    conn, "POST", f"/games/{game.game_id}/commands", command,
+                    conn_for(game.game_id, seat), "POST", f"/games/{game.game_id}/commands",
+                    command,
                     {"Authorization": f"Bearer {game.tokens[seat]}",
                      "If-Match": f'"{game.version}"'},
                 )  # fmt: skip
@@ -148,12 +196,14 @@ def _client_process(port: int, games: list[PlannedGame], threads: int, out: Any)
                     continue
                 game.version = body["version"]
                 position[game.game_id] = index + 1
-        conn.close()
+        for conn in (shared, *seats.values()):
+            conn.close()
         with lock:
             latencies.extend(local)
 
     shares = [games[i::threads] for i in range(threads)]
-    workers = [threading.Thread(target=run, args=(share,)) for share in shares if share]
+    target = run_bare if bare > 0 else run
+    workers = [threading.Thread(target=target, args=(share,)) for share in shares if share]
     for worker in workers:
         worker.start()
     for worker in workers:
@@ -161,11 +211,21 @@ def _client_process(port: int, games: list[PlannedGame], threads: int, out: Any)
     out.put((latencies, errors))
 
 
-def bench_api(port: int, games: list[PlannedGame], processes: int, threads: int) -> dict[str, Any]:
+def bench_api(
+    port: int,
+    games: list[PlannedGame],
+    processes: int,
+    threads: int,
+    *,
+    per_seat: bool = False,
+    bare: int = 0,
+) -> dict[str, Any]:
     queue: multiprocessing.Queue[Any] = multiprocessing.Queue()
     shares = [games[i::processes] for i in range(processes)]
     procs = [
-        multiprocessing.Process(target=_client_process, args=(port, share, threads, queue))
+        multiprocessing.Process(
+            target=_client_process, args=(port, share, threads, queue, per_seat, bare)
+        )
         for share in shares
     ]
     started = time.perf_counter()
@@ -186,6 +246,31 @@ def bench_api(port: int, games: list[PlannedGame], processes: int, threads: int)
         "errors": errors[:5],
         "error_count": len(errors),
     }
+
+
+def command_paths(port: int) -> dict[str, float]:
+    """``tigris_command_paths_total`` by path, summed over the workers (empty if the server
+    has no such metric)."""
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    conn.request("GET", "/metrics")
+    response = conn.getresponse()
+    text = response.read().decode()
+    conn.close()
+    paths: dict[str, float] = {}
+    if response.status != 200:
+        return paths
+    for line in text.splitlines():
+        if line.startswith("tigris_command_paths_total{"):
+            labels, _, value = line.rpartition(" ")
+            path = labels.split('path="', 1)[1].split('"', 1)[0]
+            paths[path] = paths.get(path, 0.0) + float(value)
+    return paths
+
+
+def cold_share(before: dict[str, float], after: dict[str, float]) -> float | None:
+    done = {path: after.get(path, 0.0) - before.get(path, 0.0) for path in after}
+    total = sum(done.values())
+    return None if total <= 0 else done.get("checked", 0.0) / total
 
 
 def bench_store(url: str, streams: int, appends: int) -> dict[str, Any]:
@@ -220,6 +305,10 @@ def main() -> None:
     parser.add_argument("--processes", type=int, default=4, help="client processes")
     parser.add_argument("--threads", type=int, default=8, help="client threads per process")
     parser.add_argument("--workers", type=int, default=2, help="gunicorn workers")
+    parser.add_argument("--bare", type=int, default=200, help="GET /healthz per client")
+    parser.add_argument(
+        "--rate-limits", default="on", choices=["on", "off"], help="TIGRIS_RATE_LIMITS"
+    )
     args = parser.parse_args()
 
     with (
@@ -230,9 +319,13 @@ def main() -> None:
         env = {
             **os.environ, "REDIS_URL": server.url, "TIGRIS_ADMIN_TOKEN": ADMIN_TOKEN,
             "TIGRIS_PORT": str(port), "TIGRIS_WORKERS": str(args.workers),
-            "TIGRIS_LOG_LEVEL": "warning",
+            "TIGRIS_LOG_LEVEL": "warning", "TIGRIS_RATE_LIMITS": args.rate_limits,
         }  # fmt: skip
-        service = subprocess.Popen([sys.executable, "-m", "service"], env=env)
+        # The service's log (a JSON line per request) goes to a file, as in production.
+        log = (Path(tmp) / "service.log").open("wb")
+        service = subprocess.Popen(
+            [sys.executable, "-m", "service"], env=env, stdout=log, stderr=subprocess.STDOUT
+        )
         try:
             deadline = time.monotonic() + 30
             while True:
@@ -245,25 +338,44 @@ def main() -> None:
                         raise
                 time.sleep(0.2)
             games = plan_games(port, args.games, args.commands)
+            bare = bench_api(port, games, args.processes, args.threads, bare=args.bare)
             api = bench_api(port, games, args.processes, args.threads)
+            seat_games = plan_games(port, args.games, args.commands)
+            paths_before = command_paths(port)
+            seat = bench_api(port, seat_games, args.processes, args.threads, per_seat=True)
+            cold = cold_share(paths_before, command_paths(port))
             store = bench_store(server.url, args.processes * args.threads, api["commands"])
         finally:
             service.terminate()
             service.wait(timeout=30)
+            log.close()
 
     clients = args.processes * args.threads
     print(
+        f"bare  : {bare['commands']} GET /healthz = {bare['rate']:,.0f}/s, "
+        f"p50 {bare['p50_ms']:.1f} ms, p99 {bare['p99_ms']:.1f} ms (the framework's ceiling)"
+    )
+    print(
         f"API   : {api['commands']} commands in {api['seconds']:.1f} s = {api['rate']:,.0f}/s, "
-        f"p50 {api['p50_ms']:.1f} ms, p99 {api['p99_ms']:.1f} ms "
+        f"p50 {api['p50_ms']:.1f} ms, p99 {api['p99_ms']:.1f} ms, "
+        f"{api['rate'] / bare['rate']:.0%} of bare "
         f"({clients} clients, {args.games} games, {args.workers} gunicorn workers, "
-        f"fsync {args.fsync}, errors {api['error_count']})"
+        f"fsync {args.fsync}, rate limits {args.rate_limits}, errors {api['error_count']})"
+    )
+    share = "n/a" if cold is None else f"{cold:.0%}"
+    print(
+        f"seat  : {seat['commands']} commands, one connection per seat = "
+        f"{seat['rate']:,.0f}/s, p50 {seat['p50_ms']:.1f} ms, p99 {seat['p99_ms']:.1f} ms, "
+        f"{seat['rate'] / bare['rate']:.0%} of bare, {seat['rate'] / api['rate']:.2f}x the "
+        f"per-client rate, cold path {share} (errors {seat['error_count']})"
     )
     print(
         f"store : {store['appends']} checked appends = {store['rate']:,.0f}/s ({clients} threads)"
     )
     print(f"ratio : API commands/s = {api['rate'] / store['rate']:.0%} of the store's append rate")
-    if api["errors"]:
-        print("first errors:", *api["errors"], sep="\n  ")
+    for phase in (bare, api, seat):
+        if phase["errors"]:
+            print("first errors:", *phase["errors"], sep="\n  ")
 
 
 if __name__ == "__main__":

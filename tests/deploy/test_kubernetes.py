@@ -116,6 +116,15 @@ def test_api_probes_ask_healthz_for_liveness_and_readyz_for_readiness() -> None:
     assert ports[probes["readinessProbe"]["port"]] == int(listening)
 
 
+def test_the_api_pods_carry_a_scrape_hint_for_metrics_on_their_port() -> None:
+    template = api()["spec"]["template"]
+    annotations = template["metadata"]["annotations"]
+    port = template["spec"]["containers"][0]["ports"][0]["containerPort"]
+    assert annotations["prometheus.io/scrape"] == "true"
+    assert annotations["prometheus.io/path"] == "/metrics"
+    assert annotations["prometheus.io/port"] == str(port)
+
+
 def test_the_api_listens_on_the_port_the_image_serves() -> None:
     runtime = dockerfile_stages()[-1]
     (port,) = [p["containerPort"] for p in only_container(api())["ports"]]

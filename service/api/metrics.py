@@ -1,0 +1,238 @@
+"""``GET /metrics``: the service's metrics in the Prometheus text format (``prometheus-client``).
+
+Under gunicorn every worker is a process of its own, so the metrics run in the client's
+multiprocess mode: each process writes its values to memory-mapped files in the directory
+``PROMETHEUS_MULTIPROC_DIR`` and a scrape, whichever worker answers it, adds them up
+(``MultiProcessCollector``). ``python -m service`` sets that directory up before gunicorn
+forks (``service.api.server.prepare_metrics_dir``: the given one emptied at start, else a
+fresh temporary one removed at exit) and marks each worker that exits as dead (its live
+gauges drop out). Without the variable (the Flask test client, a single process) each app
+counts in a registry of its own.
+
+Metrics (labels in brackets):
+
+- ``tigris_commands_total`` [kind, type, outcome]: commands handled (outcomes: see
+  ``service.application.observer``)
+- ``tigris_command_duration_seconds`` histogram [kind, outcome]: time to handle a command
+  in the application layer
+- ``tigris_command_paths_total`` [path]: how commands found their game: ``cached``,
+  ``catch_up`` (a stale copy read only the events it lacked), ``checked`` (the cold path)
+- ``tigris_append_conflicts_total`` [kind]: appends refused because the game had moved on
+- ``tigris_idempotent_replays_total`` [kind]: requests answered from an idempotency record
+- ``tigris_game_loads_total`` [source]: states built from a snapshot (``snapshot``, a hit),
+  from the first event (``events``, a miss), or a cached copy caught up (``catch_up``)
+- ``tigris_event_streams_open`` gauge: open event streams of the live worker processes
+- ``tigris_queue_jobs`` gauge [queue, state]: RQ jobs per queue and state (``queued``,
+  ``started``, ``deferred``, ``scheduled``, ``failed``, ``finished``)
+
+The queue gauges are read from RQ's registries at scrape time, on ``RQ_REDIS_URL`` (else a
+single-server ``REDIS_URL``), for every queue RQ knows there; none when there are no queues
+or that Redis does not answer (a scrape never fails for them).
+
+``prometheus_client`` is imported only when an app is created (in a worker, after the fork):
+the client picks its in-process or multiprocess storage when it is first imported, so it
+must not be imported before ``PROMETHEUS_MULTIPROC_DIR`` is set.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
+
+from flask import Blueprint, Flask, Response, current_app
+
+from service.config import is_cluster_url
+
+if TYPE_CHECKING:
+    from prometheus_client.core import Metric
+
+EXTENSION = "tigris.metrics"
+MULTIPROC_ENV = "PROMETHEUS_MULTIPROC_DIR"
+# Seconds: from a cached fast-path command (~1 ms) to a slow cold load.
+DURATION_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0)
+QUEUE_STATES = ("queued", "started", "deferred", "scheduled", "failed", "finished")
+
+blueprint = Blueprint("metrics", __name__)
+
+
+def multiprocess() -> bool:
+    return bool(os.environ.get(MULTIPROC_ENV))
+
+
+class PrometheusMetrics:
+    """The service's metrics; also the application layer's ``Observer``."""
+
+    def __init__(self, queue_redis_url: str | None) -> None:
+        from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, values
+
+        if multiprocess() and not getattr(values.ValueClass, "_multiprocess", False):
+            # prometheus_client was imported before the directory was set: switch now,
+            # before the first metric is built (values are per process files from here on).
+            values.ValueClass = values.get_value_class()  # type: ignore[no-untyped-call]
+        self.registry = CollectorRegistry(auto_describe=True)
+        registry = self.registry
+        self.commands = Counter(
+            "tigris_commands",
+            "Commands handled, by game kind, command type and outcome.",
+            ["kind", "type", "outcome"],
+            registry=registry,
+        )
+        self.duration = Histogram(
+            "tigris_command_duration_seconds",
+            "Time to handle a command in the application layer (decide, append, remember).",
+            ["kind", "outcome"],
+            buckets=DURATION_BUCKETS,
+            registry=registry,
+        )
+        self.paths = Counter(
+            "tigris_command_paths",
+            "How commands found their game: cached (current copy), catch_up (a copy behind "
+            "read the events it lacked), checked (the cold path: info read, game loaded).",
+            ["path"],
+            registry=registry,
+        )
+        self.conflicts = Counter(
+            "tigris_append_conflicts",
+            "Appends refused because the game's stream had moved past the expected version.",
+            ["kind"],
+            registry=registry,
+        )
+        self.replays = Counter(
+            "tigris_idempotent_replays",
+            "Requests answered from their idempotency record (nothing appended).",
+            ["kind"],
+            registry=registry,
+        )
+        self.loads = Counter(
+            "tigris_game_loads",
+            "Game states built: from a snapshot (hit), from the first event (miss), or a "
+            "cached copy brought up to date (catch_up).",
+            ["source"],
+            registry=registry,
+        )
+        self.streams = Gauge(
+            "tigris_event_streams_open",
+            "Open event streams (server-sent events) of the live server processes.",
+            multiprocess_mode="livesum",
+            registry=registry,
+        )
+        self.queues = QueueCollector(queue_redis_url)
+        if not multiprocess():
+            registry.register(self.queues)
+
+    # ------------------------------------------------------------ the Observer
+    def command(self, kind: str, command_type: str, outcome: str, seconds: float) -> None:
+        self.commands.labels(kind, command_type, outcome).inc()
+        self.duration.labels(kind, outcome).observe(seconds)
+
+    def command_path(self, path: str) -> None:
+        self.paths.labels(path).inc()
+
+    def append_conflict(self, kind: str) -> None:
+        self.conflicts.labels(kind).inc()
+
+    def idempotent_replay(self, kind: str) -> None:
+        self.replays.labels(kind).inc()
+
+    def game_load(self, source: str) -> None:
+        self.loads.labels(source).inc()
+
+    # --------------------------------------------------------------- the rest
+    def streams_open(self, count: int) -> None:
+        self.streams.set(count)
+
+    def exposition(self) -> bytes:
+        """The text of a scrape: every process's values in multiprocess mode, else this
+        app's; the queue gauges read now."""
+        from prometheus_client import CollectorRegistry, generate_latest
+        from prometheus_client.multiprocess import MultiProcessCollector
+
+        registry = self.registry
+        if multiprocess():
+            registry = CollectorRegistry(auto_describe=False)
+            MultiProcessCollector(registry)  # type: ignore[no-untyped-call]
+            registry.register(self.queues)
+        text: bytes = generate_latest(registry)
+        return text
+
+
+class QueueCollector:
+    """RQ's queue depth and registries, read at scrape time; nothing if RQ has no queues
+    there or that Redis does not answer."""
+
+    def __init__(self, url: str | None) -> None:
+        self._url = url
+        self._client: Any = None
+
+    def _redis(self) -> Any:
+        if self._client is None:
+            import redis
+
+            assert self._url is not None
+            self._client = redis.Redis.from_url(
+                self._url, socket_timeout=1.0, socket_connect_timeout=1.0
+            )
+        return self._client
+
+    def collect(self) -> Iterator[Metric]:
+        from prometheus_client.core import GaugeMetricFamily
+
+        family = GaugeMetricFamily(
+            "tigris_queue_jobs",
+            "Background jobs per RQ queue and state (queued: waiting in the queue).",
+            labels=["queue", "state"],
+        )
+        if self._url is not None:
+            try:
+                for name, counts in self._read():
+                    for state, count in zip(QUEUE_STATES, counts, strict=True):
+                        family.add_metric([name, state], count)
+            except Exception:  # an unreachable or odd queue Redis: no queue figures
+                family = GaugeMetricFamily(family.name, family.documentation, labels=[])
+        yield family
+
+    def _read(self) -> list[tuple[str, tuple[int, ...]]]:
+        from rq import Queue
+
+        found = []
+        for queue in Queue.all(connection=self._redis()):
+            counts = (
+                queue.count,
+                queue.started_job_registry.count,
+                queue.deferred_job_registry.count,
+                queue.scheduled_job_registry.count,
+                queue.failed_job_registry.count,
+                queue.finished_job_registry.count,
+            )
+            found.append((queue.name, counts))
+        return sorted(found)
+
+
+def queue_redis_url(env: dict[str, str] | None = None) -> str | None:
+    """Where RQ's queues are: ``RQ_REDIS_URL``, else ``REDIS_URL`` unless that is a
+    cluster (RQ has no cluster mode); None: no queues to report."""
+    env = dict(os.environ) if env is None else env
+    url = env.get("RQ_REDIS_URL") or env.get("REDIS_URL")
+    if not url or is_cluster_url(url):
+        return None
+    return url
+
+
+def install(app: Flask, metrics: PrometheusMetrics) -> None:
+    app.extensions[EXTENSION] = metrics
+    app.register_blueprint(blueprint)
+
+
+def metrics_of(app: Flask) -> PrometheusMetrics | None:
+    found = app.extensions.get(EXTENSION)
+    return found if isinstance(found, PrometheusMetrics) else None
+
+
+@blueprint.get("/metrics")
+def scrape() -> Response:
+    from prometheus_client import CONTENT_TYPE_LATEST
+
+    metrics = metrics_of(current_app)
+    assert metrics is not None
+    return Response(metrics.exposition(), headers={"Content-Type": CONTENT_TYPE_LATEST})
