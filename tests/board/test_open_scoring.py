@@ -7,7 +7,7 @@ from dataclasses import replace
 
 import pytest
 
-from domain.board import RULES, fold, start, view
+from domain.board import RULES, dump_position, fold, load_position, start, view
 from domain.board.model import State
 from domain.common.errors import FormatError
 
@@ -59,3 +59,13 @@ def test_the_option_is_recorded_in_the_setup_event_and_checked() -> None:
     assert bad.value.field == "open_scoring"
     with pytest.raises(FormatError):
         RULES.normalize_options({"open": True})
+
+
+def test_the_position_format_keeps_the_option_and_refuses_unknown_ones() -> None:
+    # Given a game with open scoring, when its position is written and read back,
+    state = fold(start(["a", "b"], {"open_scoring": True}, 1))
+    data = dump_position(state)
+    # then the option survives, and an unknown option in a position is refused.
+    assert data["options"] == {"open_scoring": True} and load_position(data) == state
+    with pytest.raises(FormatError):
+        load_position({**data, "options": {"open_scoring": True, "secret": 1}})
