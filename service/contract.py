@@ -11,8 +11,8 @@ each game declares in its ``schemas.py`` become components of ``openapi.yaml``:
 - ``<Kind>Event<Name>Data`` (and ``…Redacted`` where a viewer may see less) and the
   envelope ``<Kind>Event<Name>``; ``Event`` is the ``oneOf`` of every envelope with a
   ``discriminator`` on the envelope's ``type`` (``board.TilePlaced``, ``service.…``).
-- ``GameView``, ``PendingDecision`` and ``GameResult``: the ``oneOf`` of the games'
-  shapes with a ``discriminator`` on ``kind``.
+- ``LegalCommands``, ``GameView``, ``PendingDecision`` and ``GameResult``: the ``oneOf``
+  of the games' shapes with a ``discriminator`` on ``kind``.
 
 ``python -m service.contract`` rewrites the generated part of ``openapi.yaml`` (all
 that follows the marker line); ``--check`` exits 1 when the file is not up to date.
@@ -167,6 +167,18 @@ def components() -> dict[str, JSON]:
         out[f"{title}Command"] = _union(
             commands, "type", f"A command of the {kind} game, selected by its `type`."
         )
+        out[f"{title}LegalCommands"] = {
+            "type": "object",
+            "description": f"Every command the caller's seat may send now in a {kind} game.",
+            "required": ["kind", "version", "seat", "commands"],
+            "properties": {
+                "kind": {"type": "string", "const": kind},
+                "version": {"type": "integer", "minimum": 1},
+                "seat": {"type": "integer", "minimum": 0, "maximum": 3},
+                "commands": {"type": "array", "items": ref(f"{title}Command")},
+            },
+            "additionalProperties": False,
+        }
         events, mapping = _events(kind, rules.events, name_of, _REDACTED[kind])
         out.update(events)
         event_map.update(mapping)
@@ -200,6 +212,7 @@ def components() -> dict[str, JSON]:
         "game events, `service.<Name>` for undo events), as the caller may see it.",
     )
     for union, suffix, what in (
+        ("LegalCommands", "LegalCommands", "The caller's legal commands"),
         ("GameView", "View", "A game's state as the caller may see it"),
         ("PendingDecision", "Pending", "Who is awaited, on what"),
         ("GameResult", "Result", "The final table"),

@@ -45,6 +45,7 @@ from domain.board.model import (
     State,
 )
 from domain.board.notation import format_board, parse_board
+from domain.board.setup import normalize_options
 from domain.common.codec import JSON
 from domain.common.colours import COLOURS, Colour
 from domain.common.errors import FormatError
@@ -312,7 +313,8 @@ def load_position(data: Mapping[str, Any]) -> State:
         treasure_squares=t_squares,
         treasure_take=t_take,
         ended=ended,
-        options=tuple(sorted(options.items())),
+        # as a game stores them: the options that differ from their default (checked)
+        options=tuple(sorted((k, v) for k, v in normalize_options(options).items() if v)),
     )
 
 

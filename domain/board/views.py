@@ -1,7 +1,9 @@
 """What each seat may see (B-HIDDEN-1), the pending decision, and the result.
 
-Hands, points and treasures taken are private to their seat; the bag's order
-and the seed are secret from everybody until the game is over.
+Hands, points and treasures taken are private to their seat (points and treasures
+are public with the ``open_scoring`` option); the bag's order and the seed are secret
+from everybody until the game is over. Every view has the same keys: what the viewer
+may not see is ``None``; the admin's view and every view after the end are complete.
 """
 
 from __future__ import annotations

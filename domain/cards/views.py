@@ -1,4 +1,9 @@
-"""What each seat may see (C-VP-1, C-HIDDEN-1), the pending decision, the result."""
+"""What each seat may see (C-VP-1, C-HIDDEN-1), the pending decision, the result.
+
+Every view has the same keys: what the viewer may not see is ``None``; the admin's
+view and every view after the end are complete. The vocabulary is the board game's:
+``seats``, a seat's ``points`` by colour and ``treasures`` (the jokers).
+"""
 
 from __future__ import annotations
 

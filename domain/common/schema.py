@@ -140,15 +140,6 @@ def command_schema(name: str, cls: type, name_of: Ref, seats: int = 4) -> JSON:
     return out
 
 
-def registry_schemas(
-    registry: TypeRegistry[Any],
-    name_of: Callable[[str], str],
-    make: Callable[[str, type], JSON],
-) -> dict[str, JSON]:
-    """``{component name: schema}`` for every registered type, in registration order."""
-    return {name_of(name): make(name, registry.type_of(name)) for name in registry.names}
-
-
 def nested_dataclasses(registry: TypeRegistry[Any]) -> list[type]:
     """The dataclasses that registered types hold as fields (options records)."""
     found: list[type] = []

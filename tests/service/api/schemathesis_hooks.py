@@ -5,6 +5,11 @@ right credentials: for a game it has seen created, the token of the seat whose i
 awaited (else seat 0); for everything else the admin token. Because the credentials are
 supplied by a provider, schemathesis' ``ignored_auth`` check treats them as valid and probes
 the endpoints without and with wrong credentials, which must fail with 401/403.
+
+Commands are generated from the typed schemas (``BoardCommand`` / ``CardsCommand``), valid
+ones (positive mode) and invalid ones (negative mode). A custom check reads the game's
+version before every command and after its answer: a refused command (any 4xx, and every
+command whose body breaks the schema must be one, as an RFC 9457 problem) changes nothing.
 """
 
 from __future__ import annotations
@@ -14,8 +19,11 @@ from typing import Any
 
 import requests
 import schemathesis
+from schemathesis.core.parameters import ParameterLocation
 
 TOKENS: dict[str, list[str]] = {}
+VERSION_BEFORE: dict[int, int | None] = {}  # id(case) -> the game's version before sending it
+COMMANDS_PATH = "/games/{game_id}/commands"
 BASE_URL = os.environ.get("TIGRIS_TEST_BASE_URL", "http://127.0.0.1:8000")
 ADMIN_TOKEN = os.environ.get("TIGRIS_ADMIN_TOKEN", "")
 
@@ -50,3 +58,45 @@ class SeatTokens:
     def set(self, case: Any, data: str, context: Any) -> None:
         case.headers = case.headers or {}
         case.headers["Authorization"] = f"Bearer {data}"
+
+
+def _version(game_id: Any) -> int | None:
+    if not isinstance(game_id, str):
+        return None
+    response = requests.get(f"{BASE_URL}/games/{game_id}", timeout=10)
+    return int(response.json()["version"]) if response.status_code == 200 else None
+
+
+def _is_command(case: Any) -> bool:
+    return bool(case.method.upper() == "POST" and case.path == COMMANDS_PATH)
+
+
+@schemathesis.hook
+def before_call(context: Any, case: Any, **kwargs: Any) -> None:
+    if _is_command(case):
+        VERSION_BEFORE[id(case)] = _version((case.path_parameters or {}).get("game_id"))
+
+
+@schemathesis.check
+def refused_command_changes_nothing(ctx: Any, response: Any, case: Any) -> bool | None:
+    """A command whose body breaks the typed schema is a 4xx problem; a refused command
+    (4xx) leaves the game's version as it was."""
+    if not _is_command(case):
+        return None
+    status = response.status_code
+    negative = case.meta is not None and case.meta.is_negative_at(ParameterLocation.BODY)
+    if negative and not 400 <= status < 500:
+        raise AssertionError(f"an invalid command body was answered {status}, not a 4xx")
+    if 400 <= status < 500:
+        headers = {str(k).lower(): v for k, v in response.headers.items()}
+        content_type = headers.get("content-type", "")
+        if isinstance(content_type, list):
+            content_type = content_type[0] if content_type else ""
+        if not str(content_type).startswith("application/problem+json"):
+            raise AssertionError(f"a refused command answered {content_type!r}, not a problem")
+        game_id = (case.path_parameters or {}).get("game_id")
+        before = VERSION_BEFORE.get(id(case))
+        after = _version(game_id)
+        if before is not None and after != before:
+            raise AssertionError(f"a refused command ({status}) moved the game {before} -> {after}")
+    return None

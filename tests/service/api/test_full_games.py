@@ -145,6 +145,15 @@ def test_a_random_game_through_http_only(app: Flask, kind: str, seats: int, seed
     half = len(events) // 2
     past = clients[0].get(f"{base}/states/{half}", headers=auth(game.tokens[0])).get_json()
     assert past["state"] == game.rules.view(game.rules.fold(events[:half]), 0, complete=True)
+    # One shape for every caller and version: the final state by time travel is the state,
+    # and it has the keys a running game's state had.
+    running = set(game.rules.view(game.rules.fold(events[:half]), None))
+    final = len(events)
+    for headers in (auth(game.tokens[0]), {}, admin()):
+        now = setup.get(f"{base}/state", headers=headers).get_json()
+        then = setup.get(f"{base}/states/{final}", headers=headers).get_json()
+        assert now["version"] == final and then["state"] == now["state"]
+        assert now["state"]["complete"] and set(now["state"]) == running
     listed = setup.get(f"/games?status=over&kind={kind}").get_json()["items"]
     assert game.game_id in {g["game_id"] for g in listed}
 

@@ -100,3 +100,21 @@ def test_result_only_once_over(api: Api, client: FlaskClient, kind: str) -> None
 
     assert found["type"] == "/problems/game-not-over"
     problem(client.get("/games/nosuch/result"), 404)
+
+
+def test_open_scoring_shows_every_seats_points_to_seats_and_spectators(
+    api: Api, client: FlaskClient
+) -> None:
+    # Given a board game created with open scoring and one without,
+    opened = api.create("board", 3, options={"open_scoring": True})
+    closed = api.create("board", 3)
+    assert client.get(f"/games/{opened.game_id}").get_json()["options"] == {"open_scoring": True}
+    assert client.get(f"/games/{closed.game_id}").get_json()["options"] == {"open_scoring": False}
+    for headers in (opened.seat(0), {}):
+        # when seat 0 or a spectator reads the state,
+        seen = client.get(f"/games/{opened.game_id}/state", headers=headers).get_json()["state"]
+        # then every seat's points are shown with open scoring, and hands are not.
+        assert all(s["points"] is not None and s["treasures"] == 0 for s in seen["seats"])
+        assert [s["hand"] is not None for s in seen["seats"]][1:] == [False, False]
+    seen = client.get(f"/games/{closed.game_id}/state", headers=closed.seat(0)).get_json()
+    assert [s["points"] is not None for s in seen["state"]["seats"]] == [True, False, False]
