@@ -28,7 +28,7 @@ from typing import Any
 from flask import Flask
 from werkzeug.routing import BaseConverter
 
-from service.api import commands, events, games, ops, problems, streams, undo, views
+from service.api import commands, events, games, ops, problems, records, streams, undo, views
 from service.api.context import EXTENSION, Services
 from service.api.settings import ApiSettings
 from service.application.game_service import GameService, build_service
@@ -46,9 +46,10 @@ STORE_CHECKED = "STORE_CHECKED"
 
 
 class GameIdConverter(BaseConverter):
-    """Game ids as the store accepts them; anything else is simply not a route (404)."""
+    """Game ids as the store accepts them; anything else is simply not a route (404).
+    ``import`` is no game id here: ``/games/import`` is its own resource."""
 
-    regex = GAME_ID_PATTERN
+    regex = f"(?!import(?![A-Za-z0-9_-])){GAME_ID_PATTERN}"
 
 
 class RequestIdConverter(BaseConverter):
@@ -88,7 +89,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
 
     problems.install(app)
     streams.install_transport_errors(app)
-    for module in (ops, games, commands, views, events, streams, undo):
+    for module in (ops, games, commands, views, events, streams, undo, records):
         app.register_blueprint(module.blueprint)
     ops.install_docs(app, spec_doc)
     _install_cors(app, settings)

@@ -25,6 +25,7 @@ from typing import Any
 
 from domain.common.errors import FormatError, RulesError
 from domain.common.protocol import GameRules
+from service.application import chain
 from service.application.mapper import (
     CommandMeta,
     EventMapper,
@@ -34,6 +35,7 @@ from service.application.mapper import (
     new_info,
     reverts_field,
 )
+from service.application.record import CREATE_GAME
 from service.application.repository import GameRepository, LoadedGame
 from service.application.tokens import derived_tokens, hash_token, new_salt, new_tokens
 from service.errors import ConcurrencyError, GameExists, IdempotencyConflict, StoreUnavailable
@@ -67,6 +69,14 @@ def command_hash(kind: str, command_json: Mapping[str, Any], actor: str) -> str:
         ensure_ascii=False,
     )
     return hashlib.sha256(canonical.encode()).hexdigest()
+
+
+def create_command(
+    seat_names: Sequence[str], options: Mapping[str, Any], seed: int
+) -> dict[str, Any]:
+    """What a game's start events are recorded as coming from (the seed is the setup
+    event's; a record shown while the game runs leaves it out)."""
+    return {"type": CREATE_GAME, "seats": list(seat_names), "options": dict(options), "seed": seed}
 
 
 def status_of(rules: GameRules[Any, Any, Any], state: Any) -> str:
@@ -135,6 +145,9 @@ class CommandHandler:
         status = status_of(rules, state)
         info = new_info(kind, names, normalized, created_ms, created_at, len(events), status)
         envelopes = self._mapper.envelopes(kind, events, meta, created_at)
+        creation = create_command(names, normalized, seed)
+        start = chain.genesis(game_id, kind, names, normalized)
+        envelopes, head = chain.chained(envelopes, 1, start, creation)
         self._store.index_game(game_id, created_ms, kind=kind, status=status)
         tokens = {digest: seat for seat, digest in enumerate(token_hashes)}
         try:
@@ -142,7 +155,7 @@ class CommandHandler:
         except ConcurrencyError as exc:
             raise GameExists(0, exc.actual, game_id) from None
         record = GameRecord(game_id, info, result.last)
-        return LoadedGame(game_id, kind, rules, state, result.last, game_info(record))
+        return LoadedGame(game_id, kind, rules, state, result.last, game_info(record), head=head)
 
     def create_seated_game(  # noqa: PLR0917 (create_game's arguments)
         self,
@@ -256,12 +269,18 @@ class CommandHandler:
         state: Any,
         meta: CommandMeta,
         idempotency: Idempotency | None = None,
+        *,
+        command: Mapping[str, Any] | None = None,
     ) -> CommandOutcome:
         """Append ``events`` (decided on ``game``, leading to ``state``) if the game is
         still at ``game``'s version: atomically with the idempotency record and the info
-        fields that change (status, update time, revert history)."""
+        fields that change (status, update time, revert history). ``command`` (JSON: what
+        was asked) is kept with the first event; every event carries its link in the
+        game's hash chain (``service.application.chain``), from ``game``'s head."""
         recorded_at = meta.recorded_at or self._clock().astimezone(UTC).isoformat()
         envelopes = self._mapper.envelopes(game.kind, events, meta, recorded_at)
+        prev = self._repository.head_of(game)
+        envelopes, head = chain.chained(envelopes, game.version + 1, prev, command)
         status = status_of(game.rules, state)
         info_fields = {"status": status, "updated_at": recorded_at}
         reverts = game.info.reverts
@@ -295,7 +314,14 @@ class CommandHandler:
         changed = {"status": status, "updated_at": recorded_at, "version": result.last}
         info = GameInfo(**{**game.info.__dict__, **changed, "reverts": reverts})
         after = LoadedGame(
-            game.game_id, game.kind, game.rules, state, result.last, info, game.snapshot_version
+            game.game_id,
+            game.kind,
+            game.rules,
+            state,
+            result.last,
+            info,
+            game.snapshot_version,
+            head,
         )
         self._repository.remember(after)
         stored = self._mapper.appended(game.game_id, result, envelopes, events)
@@ -305,6 +331,13 @@ class CommandHandler:
         self, kind: str, command: Mapping[str, Any] | object, meta: CommandMeta
     ) -> tuple[object, str]:
         """The command decoded for a ``kind`` game, and its idempotency hash."""
+        decoded, command_json = self._decoded(kind, command, meta)
+        return decoded, command_hash(kind, command_json, meta.actor)
+
+    def _decoded(
+        self, kind: str, command: Mapping[str, Any] | object, meta: CommandMeta
+    ) -> tuple[object, dict[str, Any]]:
+        """The command decoded for a ``kind`` game, and its JSON (as stored)."""
         rules = self._repository.rules(kind)
         if isinstance(command, Mapping):
             body = dict(command)
@@ -317,7 +350,7 @@ class CommandHandler:
             command_json = rules.commands.to_json(decoded)
         except KeyError:  # an object, but not a command of this game
             raise FormatError(f"not a {kind} command: {decoded!r}", "type") from None
-        return decoded, command_hash(kind, command_json, meta.actor)
+        return decoded, command_json
 
     def _decide_and_append(  # noqa: PLR0917 (one step of handle)
         self,
@@ -339,7 +372,8 @@ class CommandHandler:
             if idempotency_key is None
             else Idempotency(idempotency_key, digest, self._idempotency_ttl_s)
         )
-        return self.append(game, events, state, meta, idempotency)
+        command = rules.commands.to_json(decoded)
+        return self.append(game, events, state, meta, idempotency, command=command)
 
     def _replay_if_known(self, game_id: str, key: str, digest: str) -> CommandOutcome | None:
         found = self._store.lookup_idempotency(game_id, key)

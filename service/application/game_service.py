@@ -12,6 +12,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from domain.common.protocol import GameRules
+from service.application.archive import ExportedRecord, GameArchive
 from service.application.commands import CommandHandler, CommandOutcome, CreatedGame
 from service.application.mapper import CommandMeta, EventMapper, GameInfo, StoredEvent
 from service.application.queries import GameQueries, SnapshotMismatch
@@ -54,6 +55,9 @@ class GameService:
         )
         self.queries = GameQueries(store, snapshots, rules, self.repository, mapper, clock)
         self.undo = UndoWorkflow(store, self.repository, self.queries, self.commands)
+        self.archive = GameArchive(
+            store, self.repository, self.queries, mapper, games=rules, clock=clock
+        )
 
     @property
     def snapshot_every(self) -> int:
@@ -182,6 +186,13 @@ class GameService:
         return self.undo.append_service_events(
             game_id, events, meta=meta, expected_version=expected_version
         )
+
+    # ------------------------------------------------------------------- records
+    def export_record(self, game_id: str, *, viewer: int | None, admin: bool) -> ExportedRecord:
+        return self.archive.export(game_id, viewer=viewer, admin=admin)
+
+    def import_record(self, data: bytes, meta: CommandMeta) -> CreatedGame:
+        return self.archive.import_record(data, meta)
 
     # --------------------------------------------------------------------- reads
     def load(self, game_id: str) -> LoadedGame:

@@ -9,6 +9,7 @@ the endpoints without and with wrong credentials, which must fail with 401/403.
 
 from __future__ import annotations
 
+import json
 import os
 from typing import Any
 
@@ -18,6 +19,13 @@ import schemathesis
 TOKENS: dict[str, list[str]] = {}
 BASE_URL = os.environ.get("TIGRIS_TEST_BASE_URL", "http://127.0.0.1:8000")
 ADMIN_TOKEN = os.environ.get("TIGRIS_ADMIN_TOKEN", "")
+
+
+@schemathesis.serializer("application/jsonl")
+def jsonl(context: Any, value: Any) -> bytes:
+    """A game record's body (``POST /games/import``): JSON Lines, sent as generated."""
+    text = value if isinstance(value, str) else json.dumps(value)
+    return text.encode("utf-8")
 
 
 @schemathesis.hook
