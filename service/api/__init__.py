@@ -28,7 +28,18 @@ from typing import Any
 from flask import Flask
 from werkzeug.routing import BaseConverter
 
-from service.api import commands, events, games, ops, problems, records, streams, undo, views
+from service.api import (
+    commands,
+    events,
+    games,
+    ops,
+    problems,
+    records,
+    rules,
+    streams,
+    undo,
+    views,
+)
 from service.api.context import EXTENSION, Services
 from service.api.settings import ApiSettings
 from service.application.game_service import GameService, build_service
@@ -89,7 +100,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
 
     problems.install(app)
     streams.install_transport_errors(app)
-    for module in (ops, games, commands, views, events, streams, undo, records):
+    for module in (ops, games, commands, views, events, streams, undo, records, rules):
         app.register_blueprint(module.blueprint)
     ops.install_docs(app, spec_doc)
     _install_cors(app, settings)
