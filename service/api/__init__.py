@@ -31,6 +31,7 @@ from werkzeug.routing import BaseConverter
 from service.api import (
     commands,
     events,
+    explanations,
     games,
     ops,
     problems,
@@ -100,7 +101,8 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
 
     problems.install(app)
     streams.install_transport_errors(app)
-    for module in (ops, games, commands, views, events, streams, undo, records, rules):
+    modules = (ops, games, commands, views, events, streams, undo, records, rules, explanations)
+    for module in modules:
         app.register_blueprint(module.blueprint)
     ops.install_docs(app, spec_doc)
     _install_cors(app, settings)

@@ -34,6 +34,7 @@ from service.application.mapper import (
     game_info,
     new_info,
     reverts_field,
+    with_trails,
 )
 from service.application.record import CREATE_GAME
 from service.application.repository import GameRepository, LoadedGame
@@ -145,6 +146,7 @@ class CommandHandler:
         status = status_of(rules, state)
         info = new_info(kind, names, normalized, created_ms, created_at, len(events), status)
         envelopes = self._mapper.envelopes(kind, events, meta, created_at)
+        envelopes = with_trails(envelopes, rules.explain(None, events))
         creation = create_command(names, normalized, seed)
         start = chain.genesis(game_id, kind, names, normalized)
         envelopes, head = chain.chained(envelopes, 1, start, creation)
@@ -271,14 +273,17 @@ class CommandHandler:
         idempotency: Idempotency | None = None,
         *,
         command: Mapping[str, Any] | None = None,
+        trails: Sequence[Sequence[str]] | None = None,
     ) -> CommandOutcome:
         """Append ``events`` (decided on ``game``, leading to ``state``) if the game is
         still at ``game``'s version: atomically with the idempotency record and the info
         fields that change (status, update time, revert history). ``command`` (JSON: what
-        was asked) is kept with the first event; every event carries its link in the
+        was asked) is kept with the first event, ``trails`` (the rule ids of each event)
+        with each; every event carries its link in the
         game's hash chain (``service.application.chain``), from ``game``'s head."""
         recorded_at = meta.recorded_at or self._clock().astimezone(UTC).isoformat()
         envelopes = self._mapper.envelopes(game.kind, events, meta, recorded_at)
+        envelopes = with_trails(envelopes, trails)
         prev = self._repository.head_of(game)
         envelopes, head = chain.chained(envelopes, game.version + 1, prev, command)
         status = status_of(game.rules, state)
@@ -365,15 +370,18 @@ class CommandHandler:
         rules = game.rules
         events = rules.decide(game.state, decoded)
         state = game.state
+        trails = []  # the rule trail of each event, from the states evolve gives anyway
         for event in events:
-            state = rules.evolve(state, event)
+            after = rules.evolve(state, event)
+            trails.append(rules.explain_event(state, event, after))
+            state = after
         idempotency = (
             None
             if idempotency_key is None
             else Idempotency(idempotency_key, digest, self._idempotency_ttl_s)
         )
         command = rules.commands.to_json(decoded)
-        return self.append(game, events, state, meta, idempotency, command=command)
+        return self.append(game, events, state, meta, idempotency, command=command, trails=trails)
 
     def _replay_if_known(self, game_id: str, key: str, digest: str) -> CommandOutcome | None:
         found = self._store.lookup_idempotency(game_id, key)

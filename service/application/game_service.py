@@ -14,6 +14,7 @@ from typing import Any
 from domain.common.protocol import GameRules
 from service.application.archive import ExportedRecord, GameArchive
 from service.application.commands import CommandHandler, CommandOutcome, CreatedGame
+from service.application.explanations import Explainer, Explanation
 from service.application.mapper import CommandMeta, EventMapper, GameInfo, StoredEvent
 from service.application.queries import GameQueries, SnapshotMismatch
 from service.application.repository import GameRepository, LoadedGame
@@ -55,6 +56,7 @@ class GameService:
         )
         self.queries = GameQueries(store, snapshots, rules, self.repository, mapper, clock)
         self.undo = UndoWorkflow(store, self.repository, self.queries, self.commands)
+        self.explainer = Explainer(store, self.repository, mapper)
         self.archive = GameArchive(
             store, self.repository, self.queries, mapper, games=rules, clock=clock
         )
@@ -186,6 +188,9 @@ class GameService:
         return self.undo.append_service_events(
             game_id, events, meta=meta, expected_version=expected_version
         )
+
+    def explain(self, game_id: str, version: int) -> Explanation:
+        return self.explainer.explain(game_id, version)
 
     # ------------------------------------------------------------------- records
     def export_record(self, game_id: str, *, viewer: int | None, admin: bool) -> ExportedRecord:

@@ -18,6 +18,7 @@ from typing import Any
 from domain.common.codec import TypeRegistry
 from domain.common.errors import FormatError
 from domain.common.protocol import GameRules
+from service.application.chain import TRAIL_KEY
 from service.events import SERVICE_EVENTS, SERVICE_KIND, GameReverted, UndoAnswered, UndoRequested
 from service.store.port import AppendResult, GameRecord, NewEvent, RecordedEvent
 
@@ -202,3 +203,18 @@ def _reverts(raw: str | None) -> tuple[tuple[int, int], ...] | None:
     if raw is None:
         return None
     return tuple((int(at), int(to)) for at, to in json.loads(raw))
+
+
+# --- the rule trail (issue 13), apart from the envelope code above --------------------------
+def with_trails(
+    envelopes: Sequence[NewEvent], trails: Sequence[Sequence[str]] | None
+) -> list[NewEvent]:
+    """``envelopes`` with each one's rule trail (``GameRules.explain``) in its metadata under
+    ``rules``. Events stored before trails were kept have none: readers take a missing
+    ``rules`` for "not recorded" (``metadata.get``), never for an empty trail."""
+    if trails is None:
+        return list(envelopes)
+    return [
+        NewEvent(e.type, e.schema_version, e.data, {**e.metadata, TRAIL_KEY: list(trail)})
+        for e, trail in zip(envelopes, trails, strict=True)
+    ]

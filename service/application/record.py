@@ -233,6 +233,7 @@ class _Expected:
 
     command_version: int
     events: list[object]
+    trails: list[tuple[str, ...]]
 
 
 class _Replayer:
@@ -273,8 +274,12 @@ class _Replayer:
                     "events than recorded",
                 )
             wanted = self.pending.events.pop(0)
+            trail = self.pending.trails.pop(0)
             if self.rules.events.encode(wanted) != self.rules.events.encode(event):
                 raise Disagreement(version, "the rules derive another event here")
+            recorded = line["meta"].get(chain.TRAIL_KEY)
+            if recorded is not None and recorded != list(trail):  # absent: not recorded then
+                raise Disagreement(version, f"the rule trail is {list(trail)}, not {recorded}")
             try:
                 self.state = self.rules.evolve(self.state, event)
             except (RulesError, FormatError) as exc:
@@ -301,7 +306,8 @@ class _Replayer:
         if version == 1:
             if name != CREATE_GAME:
                 raise Disagreement(1, "a game begins with its CreateGame command")
-            self.pending = _Expected(1, self._start_events(command))
+            events = self._start_events(command)
+            self.pending = _Expected(1, events, self.rules.explain(None, events))
             return
         if name == CREATE_GAME:
             raise Disagreement(version, "CreateGame after the start")
@@ -319,7 +325,7 @@ class _Replayer:
             events = self.rules.decide(self.state, decoded)
         except RulesError as exc:
             raise Disagreement(version, f"the rules refuse the command ({exc})") from None
-        self.pending = _Expected(version, list(events))
+        self.pending = _Expected(version, list(events), self.rules.explain(self.state, events))
 
     def _start_events(self, command: dict[str, Any]) -> list[object]:
         header = self.header
