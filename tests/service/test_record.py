@@ -23,9 +23,12 @@ from domain.games import all_games
 from service.application import chain, record
 from service.application.game_service import GameService
 from service.application.mapper import CommandMeta
+from service.config import StoreSettings
 from service.events import GameReverted
+from service.store.connect import connect
 from service.store.port import NewEvent
 from service.store.redis_streams import RedisEventStore, RedisSnapshotStore
+from tests.redis_cluster import LocalCluster
 
 GAMES = all_games()
 SEEDS = {"board": 4_242_017, "cards": 5_150_023}
@@ -301,3 +304,42 @@ def test_an_imported_record_continues_as_a_new_game_with_its_own_chain(
     finished = service.import_record(records["cards"], meta(None)).game
     assert finished.rules.is_over(finished.state) and finished.info.status == "over"
     assert any(isinstance(e.event, GameReverted) for e in service.events(finished.game_id))
+
+
+def test_two_processes_with_cached_games_keep_one_chain(redis_url: str, key_prefix: str) -> None:
+    """Given two services (two processes) on one store, each caching the games it touched,
+    when they take turns sending the commands of one game (each deciding on a copy that the
+    other's append made stale), then every stored link follows the one before it."""
+    client = redis.Redis.from_url(redis_url, decode_responses=True)
+    one, two = (
+        GameService(RedisEventStore(client, prefix=key_prefix), cache_size=16) for _ in range(2)
+    )
+    rules = GAMES["cards"]
+    game_id = one.create_game("cards", ["Ann", "Bob"], {}, 12_345, meta(None)).game_id
+    rng = random.Random(3)
+    for turn in range(40):
+        service = (one, two)[turn % 2]
+        state = one.repository.get(game_id).state
+        seat = min(rules.awaited(state))
+        command = rng.choice(list(rules.legal_commands(state, seat)))
+        service.handle(game_id, command, meta=meta(seat))
+    body = two.export_record(game_id, viewer=None, admin=True).body
+    verified = record.verify(body, GAMES)
+    stored = [e.metadata[chain.HASH_KEY] for e in one.store.read(game_id)]
+    assert [line["hash"] for line in verified.events] == stored
+    client.close()
+
+
+def test_the_chain_on_a_redis_cluster(redis_cluster: LocalCluster, key_prefix: str) -> None:
+    """The links ride in the events' own entries, which the append script writes on the
+    game's slot: a game played on a cluster exports a record that verifies."""
+    connection = connect(StoreSettings(redis_url=redis_cluster.url, key_prefix=key_prefix))
+    try:
+        service = GameService(connection.events, connection.snapshots, snapshot_every=5)
+        played = play(service, "board", 2_024, to_end=False)
+        body = service.export_record(played.game_id, viewer=None, admin=True).body
+        assert record.verify(body, GAMES).header["events"] == service.load(played.game_id).version
+        imported = service.import_record(body, meta(None)).game
+        assert imported.version == service.load(played.game_id).version
+    finally:
+        connection.close()
