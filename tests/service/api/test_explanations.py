@@ -77,3 +77,33 @@ def test_the_start_and_an_undo_explained(api: Api, client: FlaskClient) -> None:
     assert undo["command"]["type"] == "RequestUndo" and undo["alternatives"] is None
     assert undo["rules"] is None
     problem(client.get(f"/games/{game.game_id}/versions/{version + 1}/explanation"), 404)
+
+
+def test_after_the_end_everyone_gets_everything(api: Api, client: FlaskClient) -> None:
+    """Given a board game played to its end, a spectator's explanation and record are
+    complete: the seed, every command, the seats' alternatives, full states."""
+    game = api.create("board", 2, seed=SEED)
+    rng = random.Random(11)
+    for _ in range(2_000):  # bounded: seeded board games last about 200 commands
+        awaited = api.awaited(game)
+        if not awaited:
+            break
+        seat = awaited[0]
+        assert api.command(game, seat, rng.choice(api.legal(game, seat))).status_code == 200
+    assert not api.awaited(game)
+    version = api.version(game) - 1
+    seen = _explain(client, game.game_id, version, {})
+    assert seen["complete"] and seen["after"]["viewer"] == "spectator"
+    assert (
+        seen["after"]["state"] == _explain(client, game.game_id, version, admin())["after"]["state"]
+    )
+    start = _explain(client, game.game_id, 1, {})
+    assert start["command"]["seed"] == SEED
+    moved = next(
+        _explain(client, game.game_id, v, {})
+        for v in range(version, 1, -1)
+        if _explain(client, game.game_id, v, {})["alternatives"]
+    )
+    assert moved["command"] in moved["alternatives"]
+    exported = client.get(f"/games/{game.game_id}/record")
+    assert b'"complete":true' in exported.data.splitlines()[0]
