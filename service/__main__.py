@@ -10,6 +10,8 @@
 - ``worker``: RQ workers for the service's background jobs.
 - ``rebuild-index``: recreate the game listing indexes from the games' info hashes
   (``RedisEventStore.rebuild_index``), on the same Redis the API would use.
+- ``verify RECORD``: check a game record (``GET /games/{id}/record``) offline
+  (``service.verify``).
 """
 
 from __future__ import annotations
@@ -36,10 +38,13 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     _api_options(parser)
-    commands = parser.add_subparsers(dest="command", metavar="{api,worker,rebuild-index}")
+    commands = parser.add_subparsers(dest="command", metavar="{api,worker,rebuild-index,verify}")
     _api_options(commands.add_parser("api", help="serve the HTTP API (default)"))
     commands.add_parser("worker", help="run RQ workers")
     commands.add_parser("rebuild-index", help="recreate the game listing indexes")
+    verify = commands.add_parser("verify", help="check a game record offline")
+    verify.add_argument("record", help="the record's file (JSON Lines), or - for stdin")
+    verify.add_argument("--head", help="the last hash the record must end with")
     return parser
 
 
@@ -71,6 +76,10 @@ def main(argv: list[str] | None = None) -> int:
         return NOT_AVAILABLE
     if args.command == "rebuild-index":
         return rebuild_index()
+    if args.command == "verify":
+        from service.verify import run
+
+        return run(args.record, args.head)
     return serve_api(args)
 
 

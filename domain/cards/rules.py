@@ -10,6 +10,7 @@ from domain.cards.commands import COMMANDS, Command
 from domain.cards.decide import decide
 from domain.cards.events import EVENTS, Event, is_draw
 from domain.cards.evolve import evolve, fold
+from domain.cards.explain import explain, explain_event
 from domain.cards.flow import awaited, is_over, turn
 from domain.cards.legal import legal_commands
 from domain.cards.model import DYNASTIES, State
@@ -44,6 +45,15 @@ class CardRules:
 
     def decide(self, state: State, command: Command) -> list[Event]:
         return decide(state, command)
+
+    def explain(self, state: State | None, events: Sequence[Event]) -> list[tuple[str, ...]]:
+        return explain(state, list(events))
+
+    def explain_event(self, before: State | None, event: Event, after: State) -> tuple[str, ...]:
+        return explain_event(before, event, after)
+
+    def trail(self, state: State, command: Command) -> list[tuple[str, ...]]:
+        return explain(state, decide(state, command))
 
     def evolve(self, state: State | None, event: Event) -> State:
         return evolve(state, event)

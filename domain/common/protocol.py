@@ -47,6 +47,21 @@ class GameRules(Protocol[S, C, E]):
         """Judge a command; return its events (never empty) or raise RulesError."""
         ...
 
+    def explain(self, state: S | None, events: Sequence[E]) -> list[tuple[str, ...]]:
+        """The rule trail of ``events`` (decided on ``state``; None: a game's start events):
+        per event, the ids of the rules that decided it, consequences that ``evolve`` fires
+        with it included. Pure."""
+        ...
+
+    def explain_event(self, before: S | None, event: E, after: S) -> tuple[str, ...]:
+        """The rule ids behind one event, given the states right before and after it (what
+        ``explain`` does per event; for a caller that evolves the events anyway)."""
+        ...
+
+    def trail(self, state: S, command: C) -> list[tuple[str, ...]]:
+        """``explain`` of the events that ``decide(state, command)`` produces."""
+        ...
+
     def evolve(self, state: S | None, event: E) -> S:
         """Apply one event. ``state`` is None only for the setup event."""
         ...

@@ -36,11 +36,14 @@ from service.api import (
     commands,
     compression,
     events,
+    explanations,
     games,
     limits,
     logs,
     ops,
     problems,
+    records,
+    rules,
     streams,
     undo,
     views,
@@ -63,9 +66,10 @@ STORE_CHECKED = "STORE_CHECKED"
 
 
 class GameIdConverter(BaseConverter):
-    """Game ids as the store accepts them; anything else is simply not a route (404)."""
+    """Game ids as the store accepts them; anything else is simply not a route (404).
+    ``import`` is no game id here: ``/games/import`` is its own resource."""
 
-    regex = GAME_ID_PATTERN
+    regex = f"(?!import(?![A-Za-z0-9_-])){GAME_ID_PATTERN}"
 
 
 class RequestIdConverter(BaseConverter):
@@ -114,7 +118,8 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     logs.install(app, request_lines=logs.request_lines_enabled(config))
     problems.install(app)
     streams.install_transport_errors(app)
-    for module in (ops, games, commands, views, events, streams, undo):
+    modules = (ops, games, commands, views, events, streams, undo, records, rules, explanations)
+    for module in modules:
         app.register_blueprint(module.blueprint)
     ops.install_docs(app, spec_doc)
     env = _env(config)

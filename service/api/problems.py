@@ -31,6 +31,7 @@ from service.errors import (
     UndoNotFound,
     VersionNotFound,
 )
+from service.rules import rule_url
 from service.store.redis_streams import is_unavailable
 
 PROBLEM_MEDIA_TYPE = "application/problem+json"
@@ -156,7 +157,8 @@ def _from_rules_error(exc: RulesError) -> ApiProblem:
         slug, title = "not-awaited", "Not awaited"
     else:
         slug, title = "illegal-command", "Illegal command"
-    return conflict(slug, title, exc.message, rule=exc.rule)
+    # rule_url: the rule's text in the rules served as documentation (service.rules)
+    return conflict(slug, title, exc.message, rule=exc.rule, rule_url=rule_url(exc.rule))
 
 
 def install(app: Flask) -> None:

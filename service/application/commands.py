@@ -29,6 +29,7 @@ from typing import Any
 
 from domain.common.errors import FormatError, RulesError
 from domain.common.protocol import GameRules
+from service.application import chain
 from service.application.mapper import (
     CommandMeta,
     EventMapper,
@@ -37,8 +38,10 @@ from service.application.mapper import (
     game_info,
     new_info,
     reverts_field,
+    with_trails,
 )
 from service.application.observer import UNKNOWN, NullObserver, Observer, outcome_of
+from service.application.record import CREATE_GAME
 from service.application.repository import GameRepository, LoadedGame
 from service.application.tokens import derived_tokens, hash_token, new_salt, new_tokens
 from service.errors import (
@@ -78,6 +81,14 @@ def command_hash(kind: str, command_json: Mapping[str, Any], actor: str) -> str:
         ensure_ascii=False,
     )
     return hashlib.sha256(canonical.encode()).hexdigest()
+
+
+def create_command(
+    seat_names: Sequence[str], options: Mapping[str, Any], seed: int
+) -> dict[str, Any]:
+    """What a game's start events are recorded as coming from (the seed is the setup
+    event's; a record shown while the game runs leaves it out)."""
+    return {"type": CREATE_GAME, "seats": list(seat_names), "options": dict(options), "seed": seed}
 
 
 def status_of(rules: GameRules[Any, Any, Any], state: Any) -> str:
@@ -162,6 +173,10 @@ class CommandHandler:
             kind, names, normalized, created_ms, created_at, len(events), status, sorted(open_set)
         )
         envelopes = self._mapper.envelopes(kind, events, meta, created_at)
+        envelopes = with_trails(envelopes, rules.explain(None, events))
+        creation = create_command(names, normalized, seed)
+        start = chain.genesis(game_id, kind, names, normalized)
+        envelopes, head = chain.chained(envelopes, 1, start, creation)
         self._store.index_game(game_id, created_ms, kind=kind, status=status)
         tokens = {digest: seat for seat, digest in enumerate(token_hashes) if seat not in open_set}
         try:
@@ -169,7 +184,7 @@ class CommandHandler:
         except ConcurrencyError as exc:
             raise GameExists(0, exc.actual, game_id) from None
         record = GameRecord(game_id, info, result.last)
-        return LoadedGame(game_id, kind, rules, state, result.last, game_info(record))
+        return LoadedGame(game_id, kind, rules, state, result.last, game_info(record), head=head)
 
     def create_seated_game(  # noqa: PLR0917 (create_game's arguments)
         self,
@@ -352,15 +367,24 @@ class CommandHandler:
         state: Any,
         meta: CommandMeta,
         idempotency: Idempotency | None = None,
+        *,
+        command: Mapping[str, Any] | None = None,
+        trails: Sequence[Sequence[str]] | None = None,
     ) -> CommandOutcome:
         """Append ``events`` (decided on ``game``, leading to ``state``) if the game is
         still at ``game``'s version: atomically with the idempotency record and the info
-        fields that change (status, update time, revert history). Nothing is appended to
-        a game whose seats are not all claimed yet (``GameNotStarted``)."""
+        fields that change (status, update time, revert history). ``command`` (JSON: what
+        was asked) is kept with the first event, ``trails`` (the rule ids of each event)
+        with each; every event carries its link in the game's hash chain
+        (``service.application.chain``), from ``game``'s head. Nothing is appended to a
+        game whose seats are not all claimed yet (``GameNotStarted``)."""
         if game.info.status == "open":
             raise GameNotStarted(game.game_id, game.info.open_seats)
         recorded_at = meta.recorded_at or self._clock().astimezone(UTC).isoformat()
         envelopes = self._mapper.envelopes(game.kind, events, meta, recorded_at)
+        envelopes = with_trails(envelopes, trails)
+        prev = self._repository.head_of(game)
+        envelopes, head = chain.chained(envelopes, game.version + 1, prev, command)
         status = status_of(game.rules, state)
         info_fields = {"status": status, "updated_at": recorded_at}
         reverts = game.info.reverts
@@ -399,7 +423,14 @@ class CommandHandler:
         changed = {"status": status, "updated_at": recorded_at, "version": result.last}
         info = GameInfo(**{**game.info.__dict__, **changed, "reverts": reverts})
         after = LoadedGame(
-            game.game_id, game.kind, game.rules, state, result.last, info, game.snapshot_version
+            game.game_id,
+            game.kind,
+            game.rules,
+            state,
+            result.last,
+            info,
+            game.snapshot_version,
+            head,
         )
         self._repository.remember(after)
         stored = self._mapper.appended(game.game_id, result, envelopes, events)
@@ -409,6 +440,13 @@ class CommandHandler:
         self, kind: str, command: Mapping[str, Any] | object, meta: CommandMeta
     ) -> tuple[object, str]:
         """The command decoded for a ``kind`` game, and its idempotency hash."""
+        decoded, command_json = self._decoded(kind, command, meta)
+        return decoded, command_hash(kind, command_json, meta.actor)
+
+    def _decoded(
+        self, kind: str, command: Mapping[str, Any] | object, meta: CommandMeta
+    ) -> tuple[object, dict[str, Any]]:
+        """The command decoded for a ``kind`` game, and its JSON (as stored)."""
         rules = self._repository.rules(kind)
         if isinstance(command, Mapping):
             body = dict(command)
@@ -421,7 +459,7 @@ class CommandHandler:
             command_json = rules.commands.to_json(decoded)
         except KeyError:  # an object, but not a command of this game
             raise FormatError(f"not a {kind} command: {decoded!r}", "type") from None
-        return decoded, command_hash(kind, command_json, meta.actor)
+        return decoded, command_json
 
     def _decide_and_append(  # noqa: PLR0917 (one step of handle)
         self,
@@ -438,14 +476,18 @@ class CommandHandler:
         rules = game.rules
         events = rules.decide(game.state, decoded)
         state = game.state
+        trails = []  # the rule trail of each event, from the states evolve gives anyway
         for event in events:
-            state = rules.evolve(state, event)
+            after = rules.evolve(state, event)
+            trails.append(rules.explain_event(state, event, after))
+            state = after
         idempotency = (
             None
             if idempotency_key is None
             else Idempotency(idempotency_key, digest, self._idempotency_ttl_s)
         )
-        return self.append(game, events, state, meta, idempotency)
+        command = rules.commands.to_json(decoded)
+        return self.append(game, events, state, meta, idempotency, command=command, trails=trails)
 
     def _replay_if_known(
         self, game_id: str, kind: str, key: str, digest: str

@@ -12,7 +12,9 @@ from datetime import UTC, datetime
 from typing import Any
 
 from domain.common.protocol import GameRules
+from service.application.archive import ExportedRecord, GameArchive
 from service.application.commands import CommandHandler, CommandOutcome, CreatedGame
+from service.application.explanations import Explainer, Explanation
 from service.application.lobby import ClaimedSeat, SeatClaims
 from service.application.mapper import CommandMeta, EventMapper, GameInfo, StoredEvent
 from service.application.observer import Observer
@@ -70,6 +72,10 @@ class GameService:
         self.undo = UndoWorkflow(store, self.repository, self.queries, self.commands)
         self.lobby = SeatClaims(
             store, self.repository, mapper, clock, idempotency_ttl_s=idempotency_ttl_s
+        )
+        self.explainer = Explainer(store, self.repository, mapper)
+        self.archive = GameArchive(
+            store, self.repository, self.queries, mapper, games=rules, clock=clock
         )
 
     @property
@@ -211,6 +217,16 @@ class GameService:
         return self.undo.append_service_events(
             game_id, events, meta=meta, expected_version=expected_version
         )
+
+    def explain(self, game_id: str, version: int) -> Explanation:
+        return self.explainer.explain(game_id, version)
+
+    # ------------------------------------------------------------------- records
+    def export_record(self, game_id: str, *, viewer: int | None, admin: bool) -> ExportedRecord:
+        return self.archive.export(game_id, viewer=viewer, admin=admin)
+
+    def import_record(self, data: bytes, meta: CommandMeta) -> CreatedGame:
+        return self.archive.import_record(data, meta)
 
     # --------------------------------------------------------------------- reads
     def load(self, game_id: str) -> LoadedGame:

@@ -22,10 +22,16 @@ Stored, it is versioned by the field ``v``:
   integer microseconds since the epoch when it reads back to the very same text, else as
   the text (``T``). Fields of a record unknown here are kept under ``x``.
 
+- version 3 (issue 13): version 2 plus the game's record: ``h``, the event's link in the
+  game's hash chain (``service.application.chain``; 64 hex digits kept as 43 characters of
+  unpadded base64, else as given under ``H``); ``k``, the command that produced the append
+  (on its first event); ``p``, the rule trail (the rule ids of the decisions that produced
+  the event). Version 2 kept those, if at all, among the unknown fields under ``x``; its
+  upcaster lifts them out. A record without ``p`` has no trail recorded (never "no rule").
+
 Reading upcasts through ``METADATA_UPCASTERS`` (version n to n + 1) to the current
-version, then expands it: adding a version 3 (say, a trail of rule ids or a hash chain)
-is a new encoder, an upcaster from 2 to 3 and its expansion, and every stored game still
-reads. Nothing stored is ever rewritten.
+version, then expands it, so every stored game still reads. Nothing stored is ever
+rewritten.
 """
 
 from __future__ import annotations
@@ -44,7 +50,12 @@ from typing import Any
 from domain.common.codec import TypeRegistry
 from domain.common.errors import FormatError
 from domain.common.protocol import GameRules
-from service.events import SERVICE_EVENT_TYPES, SERVICE_EVENTS, SERVICE_KIND
+from service.application.chain import COMMAND_KEY, HASH_KEY, TRAIL_KEY
+from service.events import (
+    SERVICE_EVENT_TYPES,
+    SERVICE_EVENTS,
+    SERVICE_KIND,
+)
 from service.store.port import AppendResult, GameRecord, NewEvent, RecordedEvent
 
 
@@ -241,7 +252,7 @@ def _reverts(raw: str | None) -> tuple[tuple[int, int], ...] | None:
 
 
 # ---------------------------------------------------------------------------- metadata
-METADATA_VERSION = 2
+METADATA_VERSION = 3
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _HEX_ID = re.compile(r"^[0-9a-f]{32}\Z")
 # The audit fields, in the order a full record lists them.
@@ -260,7 +271,7 @@ _ID_KEYS = (("event_id", "e"), ("command_id", "c"), ("correlation_id", "r"), ("c
 
 def encode_metadata(full: Mapping[str, Any]) -> dict[str, Any]:
     """A full audit record as stored now (version ``METADATA_VERSION``)."""
-    return _encode_v2(full)
+    return _encode_v3(full)
 
 
 def decode_metadata(stored: Mapping[str, Any]) -> dict[str, Any]:
@@ -271,7 +282,7 @@ def decode_metadata(stored: Mapping[str, Any]) -> dict[str, Any]:
         version = metadata_version(stored)
     if version != METADATA_VERSION:
         raise FormatError(f"event metadata of version {version} is newer than this service")
-    return _expand_v2(stored)
+    return _expand_v3(stored)
 
 
 def metadata_version(stored: Mapping[str, Any]) -> int:
@@ -390,5 +401,68 @@ def _upcast_v1(stored: Mapping[str, Any]) -> dict[str, Any]:
     return _encode_v2(stored)
 
 
+# Version 3's keys of the record's fields: the link, the command, the rule trail.
+_RECORD_KEYS = ((HASH_KEY, "h"), (COMMAND_KEY, "k"), (TRAIL_KEY, "p"))
+_HEX_HASH = re.compile(r"^[0-9a-f]{64}\Z")
+
+
+def _encode_v3(full: Mapping[str, Any]) -> dict[str, Any]:
+    record = {name: full[name] for name, _ in _RECORD_KEYS if name in full}
+    stored = _encode_v2({k: v for k, v in full.items() if k not in record})
+    stored["v"] = 3
+    for name, key in _RECORD_KEYS:
+        if name not in record:
+            continue
+        value = record[name]
+        if name == HASH_KEY and isinstance(value, str) and _HEX_HASH.match(value):
+            stored[key] = binascii.b2a_base64(bytes.fromhex(value), newline=False).decode()[:43]
+        elif name == HASH_KEY:
+            stored["H"] = value
+        else:
+            stored[key] = value
+    return stored
+
+
+def _expand_v3(stored: Mapping[str, Any]) -> dict[str, Any]:
+    full = _expand_v2(stored)
+    packed = stored.get("h")
+    if packed is not None:
+        try:
+            full[HASH_KEY] = binascii.a2b_base64(packed + "=").hex()
+        except (binascii.Error, ValueError, TypeError):
+            raise FormatError(f"packed hash {packed!r} in event metadata") from None
+    elif "H" in stored:
+        full[HASH_KEY] = stored["H"]
+    if "k" in stored:
+        full[COMMAND_KEY] = stored["k"]
+    if "p" in stored:
+        full[TRAIL_KEY] = stored["p"]
+    return full
+
+
+def _upcast_v2(stored: Mapping[str, Any]) -> dict[str, Any]:
+    """Version 2 to version 3: the record's fields kept among the unknown ones (``x``)
+    move to their own keys; everything else stays as it was."""
+    return _encode_v3(_expand_v2(stored))
+
+
 # Version n -> n + 1, for every stored version before the current one.
-METADATA_UPCASTERS: dict[int, Callable[[Mapping[str, Any]], dict[str, Any]]] = {1: _upcast_v1}
+METADATA_UPCASTERS: dict[int, Callable[[Mapping[str, Any]], dict[str, Any]]] = {
+    1: _upcast_v1,
+    2: _upcast_v2,
+}
+
+
+# --- the rule trail (issue 13), apart from the envelope code above --------------------------
+def with_trails(
+    envelopes: Sequence[NewEvent], trails: Sequence[Sequence[str]] | None
+) -> list[NewEvent]:
+    """``envelopes`` with each one's rule trail (``GameRules.explain``) in its metadata under
+    ``rules``. Events stored before trails were kept have none: readers take a missing
+    ``rules`` for "not recorded" (``metadata.get``), never for an empty trail."""
+    if trails is None:
+        return list(envelopes)
+    return [
+        NewEvent(e.type, e.schema_version, e.data, {**e.metadata, TRAIL_KEY: list(trail)})
+        for e, trail in zip(envelopes, trails, strict=True)
+    ]

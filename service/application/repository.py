@@ -24,6 +24,7 @@ from typing import Any, Protocol
 
 from domain.common.errors import FormatError
 from domain.common.protocol import GameRules
+from service.application import chain
 from service.application.mapper import EventMapper, GameInfo, game_info
 from service.application.observer import NullObserver, Observer
 from service.errors import GameNotFound, StoreUnavailable, VersionNotFound
@@ -40,6 +41,9 @@ class LoadedGame:
     version: int
     info: GameInfo
     snapshot_version: int = 0  # the snapshot the load started from; 0 if none
+    # The hash of the event at ``version`` (``service.application.chain``); None when not
+    # known yet (an event stored before hashes were kept): ``GameRepository.head_of``.
+    head: str | None = None
 
 
 class VersionedEvent(Protocol):
@@ -188,8 +192,8 @@ class GameRepository:
             return cached
         kind = record.fields["kind"]
         rules = self._games[kind]
-        state, base = self._fold_to(game_id, rules, version)
-        game = LoadedGame(game_id, kind, rules, state, version, game_info(record), base)
+        state, base, head = self._fold_to(game_id, rules, version)
+        game = LoadedGame(game_id, kind, rules, state, version, game_info(record), base, head)
         if version == record.version:
             self.remember(game)
         return game
@@ -248,6 +252,24 @@ class GameRepository:
     def state_at(self, game_id: str, rules: GameRules[Any, Any, Any], version: int) -> Any:
         return self._fold_to(game_id, rules, version)[0]
 
+    def head_of(self, game: LoadedGame) -> str:
+        """The hash of ``game``'s event at its version: ``game.head``, else computed over
+        the log (a game whose events were stored before hashes were kept)."""
+        if game.head is not None:
+            return game.head
+        info = game.info
+        start = chain.genesis(game.game_id, game.kind, info.seat_names, info.options)
+        records = self._store.read_range(game.game_id, 1, game.version)
+        decoded = [self._mapper.decode(game.kind, r) for r in records]
+        hashes = chain.links(
+            start,
+            (
+                (r.version, r.type, r.schema_version, r.data, d.metadata)
+                for r, d in zip(records, decoded, strict=True)
+            ),
+        )
+        return hashes[-1]
+
     def fold_onto(
         self,
         game_id: str,
@@ -271,9 +293,10 @@ class GameRepository:
 
     def _fold_to(
         self, game_id: str, rules: GameRules[Any, Any, Any], version: int
-    ) -> tuple[Any, int]:
+    ) -> tuple[Any, int, str | None]:
         """The state after ``version`` events, from the best snapshot at or before it;
-        returns ``(state, snapshot version used or 0)``."""
+        returns ``(state, snapshot version used or 0, hash of the event at version)``
+        (the event at the snapshot's version is read too, for its hash)."""
         base_state: Any = None
         base_version = 0
         if self._snapshots is not None:
@@ -285,8 +308,11 @@ class GameRepository:
                 except FormatError:
                     pass  # an unreadable snapshot is only a cache miss
         self._observer.game_load("snapshot" if base_version else "events")
-        records = self._store.read_range(game_id, base_version + 1, version)
+        records = self._store.read_range(game_id, max(base_version, 1), version)
         stored = [self._mapper.decode(rules.kind, r) for r in records]
+        head = stored[-1].metadata.get(chain.HASH_KEY) if stored else None
+        if base_version > 0 and stored and stored[0].version == base_version:
+            stored = stored[1:]
         state, reached = replay(
             rules,
             stored,
@@ -296,7 +322,7 @@ class GameRepository:
         )
         if reached != version:
             raise VersionNotFound(game_id, version, reached)
-        return state, base_version
+        return state, base_version, head if isinstance(head, str) else None
 
     def _maybe_snapshot(self, game: LoadedGame, known: int) -> int:
         """Snapshot ``game`` unless a recent one exists; ``known`` is the newest snapshot

@@ -15,7 +15,7 @@ drawn (which revealed hidden information) — and then the revert is applied at 
 from __future__ import annotations
 
 import uuid
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -29,6 +29,11 @@ from service.events import SERVICE_KIND, GameReverted, ServiceEvent, UndoAnswere
 from service.store.port import EventStore
 
 ADMIN = "admin"
+# The commands recorded with undo events (``service.application.record`` replays them).
+REQUEST_UNDO = "RequestUndo"
+ANSWER_UNDO = "AnswerUndo"
+REVERT = "Revert"
+SERVICE_EVENTS_COMMAND = "AppendServiceEvents"
 
 
 @dataclass
@@ -179,7 +184,8 @@ class UndoWorkflow:
         since = [event for event in events if event.version > to_version]
         if is_self_undo(since, meta.seat, then, game):
             appended.append(GameReverted(to_version, reason, meta.actor, ()))
-        outcome = self._append(game, appended, meta)
+        command = {"type": REQUEST_UNDO, "to_version": to_version, "reason": reason}
+        outcome = self._append(game, appended, meta, command)
         record = _find(undo_records([*events, *outcome.events]), request_id)
         return UndoOutcome(outcome.game, record)
 
@@ -220,7 +226,8 @@ class UndoWorkflow:
                         tuple(record.approved_by),
                     )
                 )
-        outcome = self._append(game, appended, meta)
+        command = {"type": ANSWER_UNDO, "request_id": request_id, "approve": approve}
+        outcome = self._append(game, appended, meta, command)
         settled = _find(undo_records([*events, *outcome.events]), request_id)
         return UndoOutcome(outcome.game, settled)
 
@@ -237,8 +244,9 @@ class UndoWorkflow:
     ) -> CommandOutcome:
         """Take the game back to ``to_version`` at once (an operator's decision)."""
         event = GameReverted(to_version, reason, requested_by, tuple(approved_by))
+        command = {"type": REVERT, "to_version": to_version, "reason": reason}
         return self.append_service_events(
-            game_id, [event], meta=meta, expected_version=expected_version
+            game_id, [event], meta=meta, expected_version=expected_version, command=command
         )
 
     def append_service_events(
@@ -248,9 +256,11 @@ class UndoWorkflow:
         *,
         meta: CommandMeta,
         expected_version: int | None,
+        command: Mapping[str, Any] | None = None,
     ) -> CommandOutcome:
         """Append undo events as they are, checked for what they may name (an operator's
-        tool; requests and answers go through ``request_undo`` and ``answer_undo``)."""
+        tool; requests and answers go through ``request_undo`` and ``answer_undo``).
+        ``command``: what is recorded as asked (default: the service events themselves)."""
         game = self._repository.get(game_id)
         check_expected(game, expected_version)
         if not events:
@@ -260,7 +270,9 @@ class UndoWorkflow:
                 raise FormatError(f"not a service event: {event!r}", "events")
             if isinstance(event, GameReverted | UndoRequested):
                 self.check_revert_target(game, event.to_version)
-        return self._append(game, events, meta)
+        if command is None:
+            command = {"type": SERVICE_EVENTS_COMMAND, "count": len(events)}
+        return self._append(game, events, meta, command)
 
     def check_revert_target(self, game: LoadedGame, to_version: int) -> None:
         """Raise ``RevertNotAllowed`` unless ``game`` may go back to ``to_version``: after
@@ -285,13 +297,17 @@ class UndoWorkflow:
             )
 
     def _append(
-        self, game: LoadedGame, events: Sequence[ServiceEvent], meta: CommandMeta
+        self,
+        game: LoadedGame,
+        events: Sequence[ServiceEvent],
+        meta: CommandMeta,
+        command: Mapping[str, Any],
     ) -> CommandOutcome:
         """Append checked service events to ``game`` as loaded (the append checks that
-        the game is still at its version)."""
+        the game is still at its version); ``command`` is recorded with them."""
         numbered = [Numbered(game.version + n, e) for n, e in enumerate(events, start=1)]
         state = self._repository.fold_onto(game.game_id, game.rules, game.state, numbered)
-        return self._commands.append(game, events, state, meta)
+        return self._commands.append(game, events, state, meta, command=command)
 
 
 def _find(records: Sequence[UndoRecord], request_id: str) -> UndoRecord:

@@ -150,7 +150,7 @@ def test_the_stored_metadata_is_at_most_half_the_old_size_and_says_its_version()
     old = {**FULL, "correlation_id": command_id, "causation_id": command_id}
     stored = encode_metadata(old)
     compact = json.dumps(stored, separators=(",", ":"))
-    assert stored["v"] == METADATA_VERSION == 2
+    assert stored["v"] == METADATA_VERSION == 3
     assert len(compact) <= len(json.dumps(old, separators=(",", ":"))) / 2
     assert str(command_id) not in compact  # packed, and once only
     assert decode_metadata(stored) == old
@@ -244,3 +244,27 @@ def test_games_stored_with_the_old_full_metadata_still_load(backend: Backend) ->
     assert set(events[-1].metadata) == set(AUDIT_FIELDS)
     logged: list[Any] = [e.event for e in events]
     assert PILE.dump_position(service.load(game_id).state) == PILE.dump_position(PILE.fold(logged))
+
+
+def test_version_3_keeps_the_games_record_apart_and_reads_version_2s_extras() -> None:
+    # given a record with the hash chain's link, the command and the rule trail (issue 13)
+    link = "ab" * 32
+    full = {
+        **FULL,
+        "hash": link,
+        "command": {"type": "PlaceTile", "colour": "red", "at": [5, 5]},
+        "rules": ["B-TILE-1", "B-WAR-1"],
+    }
+    # when it is stored now, then each has its own key and the link is packed
+    stored = json.loads(json.dumps(encode_metadata(full)))
+    assert stored["v"] == 3
+    assert stored["p"] == ["B-TILE-1", "B-WAR-1"]
+    assert stored["k"] == full["command"]
+    assert link not in json.dumps(stored) and len(stored["h"]) == 43
+    assert "x" not in stored
+    assert decode_metadata(stored) == full
+    # and the same record as version 2 wrote it (the record's fields among the extras)
+    as_v2 = {"v": 2, "a": "seat:2", "T": None, "C": None, "E": None, "x": {"rules": ["B-TILE-1"]}}
+    decoded = decode_metadata(as_v2)
+    assert decoded["rules"] == ["B-TILE-1"]
+    assert "hash" not in decoded and "command" not in decoded  # none recorded

@@ -1,0 +1,63 @@
+"""``GET /games/{id}/versions/{v}/explanation``: why version v is what it is, as the caller
+may see it (``service.application.explanations``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Blueprint, Response
+
+from service.api.auth import Caller
+from service.api.context import caller_for, services
+from service.api.http import json_response
+from service.api.presenters import command_json, state_json
+from service.application.explanations import Explanation
+from service.application.record import CREATE_GAME, SERVICE_COMMANDS
+from service.rules import rule_url
+
+blueprint = Blueprint("explanations", __name__)
+
+
+@blueprint.get("/games/<gid:game_id>/versions/<version:version>/explanation")
+def get_explanation(game_id: str, version: int) -> Response:
+    caller = caller_for(game_id)
+    found = services().games.explain(game_id, version)
+    return json_response(explanation_json(found, caller), version=found.game.version)
+
+
+def explanation_json(found: Explanation, caller: Caller) -> dict[str, Any]:
+    """Complete for the admin, or for anyone once the game is over; else the states as the
+    caller may see them, and the command and alternatives only for the seat that sent it."""
+    game = found.game
+    complete = caller.admin or game.rules.is_over(game.state)
+    metadata = found.event.metadata
+    seat = metadata.get("seat")
+    own = caller.seat is not None and caller.seat == seat
+    command = found.command
+    if command is not None and not complete:
+        if command.get("type") == CREATE_GAME:
+            command = {k: v for k, v in command.items() if k != "seed"}
+        elif command.get("type") not in SERVICE_COMMANDS and not own:
+            command = None
+    alternatives = None
+    if found.alternatives is not None and (complete or own):
+        alternatives = [command_json(c) for c in found.alternatives]
+    return {
+        "game_id": game.game_id,
+        "version": found.event.version,
+        "type": found.event.type,
+        "command_version": found.command_version,
+        "command": None if command is None else command_json(command),
+        "actor": str(metadata.get("actor", "system")),
+        "seat": seat if isinstance(seat, int) else None,
+        "recorded_at": metadata.get("recorded_at"),
+        "rules": None
+        if found.rules is None
+        else [{"id": rule, "url": rule_url(rule)} for rule in found.rules],
+        "before": None
+        if found.before is None
+        else state_json(found.before, caller, public=complete),
+        "after": state_json(found.after, caller, public=complete),
+        "alternatives": alternatives,
+        "complete": complete,
+    }

@@ -1,0 +1,174 @@
+"""Game records in and out of the store: export (``GET /games/{id}/record``) and import
+(``POST /games/import``). The format and its verification are ``service.application.record``.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from domain.common.protocol import GameRules
+from service.application import chain, record
+from service.application.commands import CreatedGame
+from service.application.mapper import CommandMeta, EventMapper, game_info, new_info, reverts_field
+from service.application.queries import GameQueries
+from service.application.repository import GameRepository, LoadedGame
+from service.application.tokens import hash_token, new_tokens
+from service.events import SERVICE_KIND, GameReverted
+from service.store.port import EventStore, GameRecord, NewEvent
+
+
+@dataclass(frozen=True)
+class ExportedRecord:
+    game: LoadedGame
+    body: bytes
+    complete: bool
+
+
+class GameArchive:
+    def __init__(
+        self,
+        store: EventStore,
+        repository: GameRepository,
+        queries: GameQueries,
+        mapper: EventMapper,
+        *,
+        games: Mapping[str, GameRules[Any, Any, Any]],
+        clock: Callable[[], datetime],
+    ) -> None:
+        self._games = games
+        self._store = store
+        self._repository = repository
+        self._queries = queries
+        self._mapper = mapper
+        self._clock = clock
+
+    def export(self, game_id: str, *, viewer: int | None, admin: bool) -> ExportedRecord:
+        """The game's record: complete for the admin or once the game is over, else as
+        ``viewer`` (a seat, or None for a spectator) may see it."""
+        game = self._repository.get(game_id)
+        rules, info = game.rules, game.info
+        complete = admin or rules.is_over(game.state)
+        raw = self._store.read_range(game_id, 1, game.version)
+        stored = [self._mapper.decode(game.kind, r) for r in raw]
+        start = chain.genesis(game_id, game.kind, info.seat_names, info.options)
+        hashes = chain.links(
+            start,
+            (
+                (r.version, r.type, r.schema_version, r.data, s.metadata)
+                for r, s in zip(raw, stored, strict=True)
+            ),
+        )
+        after: dict[int, Any] = {}
+        if not complete:
+            reverts = [
+                (s.version, s.event.to_version) for s in stored if isinstance(s.event, GameReverted)
+            ]
+            gone = _taken_back(reverts, game.version)
+            after = self._queries.states_after(game, stored, gone)
+        lines: list[dict[str, Any]] = [
+            record.header_line(
+                game_id,
+                game.kind,
+                info.seat_names,
+                info.options,
+                complete,
+                len(stored),
+                hashes[-1],
+            )
+        ]
+        for raw_event, event, hash_hex in zip(raw, stored, hashes, strict=True):
+            data: dict[str, Any] = raw_event.data
+            command = event.metadata.get(chain.COMMAND_KEY)
+            if not complete:
+                if not event.type.startswith(SERVICE_KIND + "."):
+                    state = after.get(event.version, game.state)
+                    data = dict(rules.event_view(event.event, viewer, state))
+                    data.pop("type", None)
+                command = _visible_command(command, event.metadata, viewer)
+            lines.append(
+                record.event_line(
+                    event.version,
+                    raw_event.type,
+                    raw_event.schema_version,
+                    data,
+                    event.metadata,
+                    command,
+                    hash_hex,
+                )
+            )
+        return ExportedRecord(game, record.dump(lines), complete)
+
+    def import_record(self, data: bytes, meta: CommandMeta) -> CreatedGame:
+        """A new game (new id, new seat tokens) holding a verified record's events, in one
+        atomic write; its chain starts from its own genesis. Disagreement / Incomplete for
+        a record that does not verify."""
+        verified = record.verify(data, self._games)
+        header, rules = verified.header, verified.rules
+        kind, seats, options = header["kind"], header["seats"], header["options"]
+        game_id = uuid.uuid4().hex
+        created_ms = int(self._clock().timestamp() * 1000)
+        created_at = datetime.fromtimestamp(created_ms / 1000, UTC).isoformat()
+        envelopes: list[NewEvent] = []
+        prev = chain.genesis(game_id, kind, seats, options)
+        for line in verified.events:
+            metadata = {
+                **line["meta"],
+                "event_id": uuid.uuid4().hex,
+                "imported_by": meta.command_id,
+            }
+            envelope = NewEvent(line["type"], line["schema"], line["data"], metadata)
+            sealed, prev = chain.chained([envelope], line["version"], prev, line["command"])
+            envelopes += sealed
+        status = "over" if rules.is_over(verified.state) else "active"
+        info = new_info(
+            kind, seats, options, created_ms, created_at, verified.start_version, status
+        )
+        info["reverts"] = reverts_field(verified.reverts)
+        info["imported_from"] = f"{header['game_id']}@{header['head']}"
+        tokens = new_tokens(len(seats))
+        token_hashes = {hash_token(token): seat for seat, token in enumerate(tokens)}
+        self._store.index_game(game_id, created_ms, kind=kind, status=status)
+        result = self._store.append(game_id, envelopes, 0, info=info, seat_tokens=token_hashes)
+        game = LoadedGame(
+            game_id,
+            kind,
+            rules,
+            verified.state,
+            result.last,
+            game_info(GameRecord(game_id, info, result.last)),
+            head=prev,
+        )
+        self._repository.remember(game)
+        return CreatedGame(game, tuple(tokens), replayed=False)
+
+
+def _visible_command(
+    command: Any, metadata: dict[str, Any], viewer: int | None
+) -> dict[str, Any] | None:
+    """What of a recorded command a seat (or spectator) may see while the game runs: the
+    creation without its seed, undo commands, and the seat's own commands."""
+    if not isinstance(command, dict):
+        return None
+    name = command.get("type")
+    if name == record.CREATE_GAME:
+        return {key: value for key, value in command.items() if key != "seed"}
+    if name in record.SERVICE_COMMANDS:
+        return command
+    if viewer is not None and metadata.get("seat") == viewer:
+        return command
+    return None
+
+
+def _taken_back(reverts: list[tuple[int, int]], current_version: int) -> set[int]:
+    """Versions that reverts took off the line that leads to ``current_version``."""
+    gone: set[int] = set()
+    line = current_version
+    for version, to_version in sorted(reverts, reverse=True):
+        if version <= line:
+            gone.update(range(to_version + 1, version))
+            line = to_version
+    return gone

@@ -1,0 +1,388 @@
+"""A game's record: its events as JSON Lines, each with its hash, and their offline check.
+
+**Format** (``tigris-record/1``). Every line is canonical JSON (``chain.canonical``) ending
+in ``\\n``. The first line is the header::
+
+    {"format": "tigris-record/1", "game_id", "kind", "seats", "options",
+     "complete": true|false, "events": <count>, "genesis": <hash>, "head": <last hash>}
+
+then one line per event, version 1, 2, ... in order::
+
+    {"version", "type", "schema", "data", "meta", "command", "hash"}
+
+``type``, ``schema`` and ``data`` are the envelope as stored; ``meta`` the audit metadata
+the hash covers (``chain.HASHED_META``: command id, actor, seat, time, rule trail);
+``command`` what was asked, on the first event of each command's events (null on the
+others): a game command as the domain encodes it (with its ``seat``), ``CreateGame``
+(seats, options, seed) for the start events, and ``RequestUndo``, ``AnswerUndo``,
+``Revert`` or ``AppendServiceEvents`` for undo events. ``hash`` is the event's link
+(``chain.link``) to the one before, the first to the header's ``genesis``.
+
+A *complete* record holds everything; a record exported while a game runs, to anyone but
+the admin, is redacted as its caller may see the game (``event_view``; the seed and other
+seats' commands left out) and says ``"complete": false``: its hashes are the stored ones,
+so it can later be compared line by line with the complete record, but it cannot be
+verified on its own.
+
+**Verification** (``verify``) needs nothing but the domain: each line must be the canonical
+form of itself, each hash the link of its line to the previous hash, and each event the
+one the rules derive: the start events from ``CreateGame`` (``rules.start`` with the
+recorded seed), a game command's events from ``rules.decide`` on the state before it, undo
+events must agree with their command and a revert must go back to a version after the
+setup. The header must match the genesis it names, the event count and the last hash. The
+answer names the first version (0: the header) where the record and the rules disagree.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from domain.common.codec import TypeRegistry
+from domain.common.errors import FormatError, RulesError
+from domain.common.protocol import GameRules
+from service.application import chain
+from service.application.repository import replay
+from service.events import SERVICE_EVENTS, SERVICE_KIND, GameReverted
+
+HEADER_KEYS = frozenset(
+    {"format", "game_id", "kind", "seats", "options", "complete", "events", "genesis", "head"}
+)
+EVENT_KEYS = frozenset({"version", "type", "schema", "data", "meta", "command", "hash"})
+CREATE_GAME = "CreateGame"  # the command recorded with a game's start events
+SERVICE_COMMANDS = frozenset({"RequestUndo", "AnswerUndo", "Revert", "AppendServiceEvents"})
+_HASH = re.compile("[0-9a-f]{64}")
+
+
+def header_line(  # noqa: PLR0917 (the header's fields)
+    game_id: str,
+    kind: str,
+    seats: Sequence[str],
+    options: Mapping[str, Any],
+    complete: bool,
+    events: int,
+    head: str,
+) -> dict[str, Any]:
+    return {
+        "format": chain.RECORD_FORMAT,
+        "game_id": game_id,
+        "kind": kind,
+        "seats": list(seats),
+        "options": dict(options),
+        "complete": complete,
+        "events": events,
+        "genesis": chain.genesis(game_id, kind, seats, options),
+        "head": head,
+    }
+
+
+def event_line(  # noqa: PLR0917 (an event line's fields)
+    version: int,
+    type_name: str,
+    schema: int,
+    data: Mapping[str, Any],
+    meta: Mapping[str, Any],
+    command: Mapping[str, Any] | None,
+    hash_hex: str,
+) -> dict[str, Any]:
+    return {
+        "version": version,
+        "type": type_name,
+        "schema": schema,
+        "data": dict(data),
+        "meta": chain.hashed_meta(meta),
+        "command": None if command is None else dict(command),
+        "hash": hash_hex,
+    }
+
+
+def dump(lines: Sequence[Mapping[str, Any]]) -> bytes:
+    """The record's bytes: each line canonical, ``\\n``-terminated."""
+    return b"".join(chain.canonical(line) + b"\n" for line in lines)
+
+
+class Disagreement(Exception):
+    """The record and the rules (or the record and itself) disagree at ``version``."""
+
+    def __init__(self, version: int, reason: str) -> None:
+        super().__init__(f"version {version}: {reason}")
+        self.version = version
+        self.reason = reason
+
+
+class Incomplete(Exception):
+    """A redacted record: it cannot be checked on its own."""
+
+
+@dataclass(frozen=True)
+class Verified:
+    """A record that verified: its header, its event lines, and what replaying gave."""
+
+    header: dict[str, Any]
+    events: list[dict[str, Any]]
+    rules: GameRules[Any, Any, Any]
+    state: Any
+    start_version: int  # the number of start events
+    reverts: list[tuple[int, int]] = field(default_factory=list)
+
+
+def split_lines(data: bytes) -> list[bytes]:
+    """The record's lines (without their line ends)."""
+    if not data.endswith(b"\n"):
+        raise Disagreement(data.count(b"\n"), "the record does not end with a line end")
+    return data[:-1].split(b"\n")
+
+
+def parse_line(version: int, raw: bytes) -> dict[str, Any]:
+    """One line as a JSON object, checked to be canonical (so that no byte of it goes
+    unchecked); a Disagreement names the line's version (0: the header)."""
+    try:
+        value = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError) as exc:
+        raise Disagreement(version, f"not a JSON line: {exc}") from None
+    if not isinstance(value, dict):
+        raise Disagreement(version, "a line must be a JSON object")
+    try:
+        again = chain.canonical(value)
+    except ValueError as exc:
+        raise Disagreement(version, f"not canonical JSON: {exc}") from None
+    if again != raw:
+        raise Disagreement(version, "the line is not in canonical form")
+    return value
+
+
+def verify(data: bytes, games: Mapping[str, GameRules[Any, Any, Any]]) -> Verified:
+    """Check a complete record (module docstring); Disagreement names the first version
+    where it fails, Incomplete says it is redacted."""
+    lines = split_lines(data)
+    header = _check_header(parse_line(0, lines[0]), games)
+    rules = games[header["kind"]]
+    checker = _Replayer(header, rules)
+    prev = header["genesis"]
+    events: list[dict[str, Any]] = []
+    for version, raw in enumerate(lines[1:], start=1):
+        line = parse_line(version, raw)
+        prev = _check_link(version, line, prev)
+        checker.feed(version, line)
+        events.append(line)
+    checker.finish(len(events) + 1)
+    if header["events"] != len(events):
+        raise Disagreement(0, f"the header counts {header['events']} events, not {len(events)}")
+    if header["head"] != prev:
+        raise Disagreement(0, "the header's head is not the last event's hash")
+    return Verified(header, events, rules, checker.state, checker.start_version, checker.reverts)
+
+
+def _check_header(
+    header: dict[str, Any], games: Mapping[str, GameRules[Any, Any, Any]]
+) -> dict[str, Any]:
+    if set(header) != HEADER_KEYS:
+        raise Disagreement(0, f"the header's fields are not {sorted(HEADER_KEYS)}")
+    if header["format"] != chain.RECORD_FORMAT:
+        raise Disagreement(0, f"unknown record format {header['format']!r}")
+    kind, seats, options = header["kind"], header["seats"], header["options"]
+    if kind not in games:
+        raise Disagreement(0, f"unknown game kind {kind!r}")
+    if (
+        not isinstance(header["game_id"], str)
+        or not isinstance(seats, list)
+        or not all(isinstance(s, str) for s in seats)
+        or not isinstance(options, dict)
+        or not isinstance(header["complete"], bool)
+        or type(header["events"]) is not int
+        or not all(isinstance(header[k], str) for k in ("genesis", "head"))
+    ):
+        raise Disagreement(0, "a header field has the wrong type")
+    if header["genesis"] != chain.genesis(header["game_id"], kind, seats, options):
+        raise Disagreement(0, "the genesis is not the hash of the header's game")
+    if not header["complete"]:
+        raise Incomplete("a redacted record (complete: false) cannot be verified on its own")
+    return header
+
+
+def _check_link(version: int, line: dict[str, Any], prev: str) -> str:
+    if set(line) != EVENT_KEYS:
+        raise Disagreement(version, f"the event's fields are not {sorted(EVENT_KEYS)}")
+    if line["version"] != version:
+        raise Disagreement(version, f"line {version} holds version {line['version']!r}")
+    meta, command, hash_hex = line["meta"], line["command"], line["hash"]
+    if (
+        not isinstance(line["type"], str)
+        or type(line["schema"]) is not int
+        or not isinstance(line["data"], dict)
+        or not isinstance(meta, dict)
+        or not (command is None or isinstance(command, dict))
+        or not isinstance(hash_hex, str)
+        or _HASH.fullmatch(hash_hex) is None
+    ):
+        raise Disagreement(version, "an event field has the wrong type")
+    if set(meta) - set(chain.HASHED_META):
+        raise Disagreement(version, "unknown metadata in the event")
+    expected = chain.link(prev, version, line["type"], line["schema"], line["data"], meta, command)
+    if expected != hash_hex:
+        raise Disagreement(version, "the hash is not the event's link to the one before")
+    return hash_hex
+
+
+@dataclass
+class _Expected:
+    """Events the current command still has to account for."""
+
+    command_version: int
+    events: list[object]
+    trails: list[tuple[str, ...]]
+
+
+class _Replayer:
+    """Re-derives each event from the recorded commands, folding as it goes."""
+
+    def __init__(self, header: dict[str, Any], rules: GameRules[Any, Any, Any]) -> None:
+        self.header = header
+        self.rules = rules
+        self.state: Any = None
+        self.version = 0
+        self.start_version = 0
+        self.seen: dict[int, Any] = {}
+        self.pending: _Expected | None = None
+        self.service_command: dict[str, Any] | None = None
+        self.reverts: list[tuple[int, int]] = []
+
+    def feed(self, version: int, line: dict[str, Any]) -> None:
+        command = line["command"]
+        if command is not None:
+            if self.pending is not None and self.pending.events:
+                raise Disagreement(
+                    version,
+                    f"the command at version {self.pending.command_version} produces more "
+                    "events than recorded",
+                )
+            self._start_command(version, line, command)
+        elif self.pending is None and self.service_command is None:
+            raise Disagreement(version, "an event that no recorded command produced")
+        event = self._decode(version, line)
+        if self.service_command is not None:
+            self._service_event(version, event, line)
+        else:
+            assert self.pending is not None
+            if not self.pending.events:
+                raise Disagreement(
+                    version,
+                    f"the command at version {self.pending.command_version} produces fewer "
+                    "events than recorded",
+                )
+            wanted = self.pending.events.pop(0)
+            trail = self.pending.trails.pop(0)
+            if self.rules.events.encode(wanted) != self.rules.events.encode(event):
+                raise Disagreement(version, "the rules derive another event here")
+            recorded = line["meta"].get(chain.TRAIL_KEY)
+            if recorded is not None and recorded != list(trail):  # absent: not recorded then
+                raise Disagreement(version, f"the rule trail is {list(trail)}, not {recorded}")
+            try:
+                self.state = self.rules.evolve(self.state, event)
+            except (RulesError, FormatError) as exc:
+                raise Disagreement(version, f"the event does not apply: {exc}") from None
+        self.version = version
+        self.seen[version] = self.state
+        if self.start_version == 0 and self.pending is not None and not self.pending.events:
+            self.start_version = version
+
+    def finish(self, version: int) -> None:
+        if self.pending is not None and self.pending.events:
+            raise Disagreement(
+                version,
+                f"the record ends before the events of the command at version "
+                f"{self.pending.command_version}",
+            )
+        if self.version == 0:
+            raise Disagreement(1, "the record holds no event")
+
+    def _start_command(self, version: int, line: dict[str, Any], command: dict[str, Any]) -> None:
+        name = command.get("type")
+        meta = line["meta"]
+        self.pending, self.service_command = None, None
+        if version == 1:
+            if name != CREATE_GAME:
+                raise Disagreement(1, "a game begins with its CreateGame command")
+            events = self._start_events(command)
+            self.pending = _Expected(1, events, self.rules.explain(None, events))
+            return
+        if name == CREATE_GAME:
+            raise Disagreement(version, "CreateGame after the start")
+        if name in SERVICE_COMMANDS:
+            self.service_command = command
+            return
+        try:
+            decoded = self.rules.commands.from_json(command)
+        except FormatError as exc:
+            raise Disagreement(version, f"not a command of this game: {exc}") from None
+        actor, seat = meta.get("actor"), command.get("seat")
+        if isinstance(actor, str) and actor.startswith("seat:") and actor != f"seat:{seat}":
+            raise Disagreement(version, f"{actor} sent a command of seat {seat}")
+        try:
+            events = self.rules.decide(self.state, decoded)
+        except RulesError as exc:
+            raise Disagreement(version, f"the rules refuse the command ({exc})") from None
+        self.pending = _Expected(version, list(events), self.rules.explain(self.state, events))
+
+    def _start_events(self, command: dict[str, Any]) -> list[object]:
+        header = self.header
+        if set(command) != {"type", "seats", "options", "seed"}:
+            raise Disagreement(1, "CreateGame needs exactly seats, options and seed")
+        if command["seats"] != header["seats"] or command["options"] != header["options"]:
+            raise Disagreement(1, "CreateGame's seats or options are not the header's")
+        try:
+            options = self.rules.normalize_options(command["options"])
+            if options != command["options"]:
+                raise Disagreement(1, "the options are not in their normal form")
+            return list(self.rules.start(command["seats"], options, command["seed"]))
+        except FormatError as exc:
+            raise Disagreement(1, f"the game cannot start so: {exc}") from None
+
+    def _decode(self, version: int, line: dict[str, Any]) -> object:
+        prefix, _, name = line["type"].partition(".")
+        registry: TypeRegistry[Any]
+        if prefix == SERVICE_KIND:
+            registry = SERVICE_EVENTS
+            if self.service_command is None:
+                raise Disagreement(version, "an undo event that no undo command produced")
+        elif prefix == self.rules.kind:
+            registry = self.rules.events
+            if self.service_command is not None:
+                raise Disagreement(version, "a game event produced by an undo command")
+        else:
+            raise Disagreement(version, f"event type {line['type']!r} in a {self.rules.kind} game")
+        try:
+            return registry.decode(name, line["schema"], line["data"])
+        except (FormatError, KeyError, ValueError) as exc:
+            raise Disagreement(version, f"not a valid event: {exc}") from None
+
+    def _service_event(self, version: int, event: object, line: dict[str, Any]) -> None:
+        command = self.service_command
+        assert command is not None
+        for key, value in command.items():  # what the command names, the event must say
+            if key in line["data"] and line["data"][key] != value:
+                raise Disagreement(version, f"the event's {key} is not its command's")
+        if isinstance(event, GameReverted):
+            target = event.to_version
+            if not self.start_version <= target < version or target not in self.seen:
+                raise Disagreement(version, f"a revert to version {target}")
+            self.reverts.append((version, target))
+        try:
+            self.state, _ = replay(
+                self.rules,
+                [_Numbered(version, event)],
+                base_state=self.state,
+                base_version=version - 1,
+                state_at=self.seen.__getitem__,
+            )
+        except FormatError as exc:
+            raise Disagreement(version, f"the event does not apply: {exc}") from None
+
+
+@dataclass(frozen=True)
+class _Numbered:
+    version: int
+    event: object
