@@ -37,6 +37,7 @@ from service.config import StoreSettings
 from service.store.connect import check_store, redis_client, serving
 from service.store.port import GAME_ID_PATTERN
 from service.store.redis_tokens import RedisTokenStore
+from service.web import blueprint as web_client
 
 # Games kept folded in memory per server process (see GameService's cache).
 GAME_CACHE_SIZE = 2048
@@ -91,6 +92,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     for module in (ops, games, commands, views, events, streams, undo):
         app.register_blueprint(module.blueprint)
     ops.install_docs(app, spec_doc)
+    app.register_blueprint(web_client)
     _install_cors(app, settings)
     compression.install(app)
     return app
