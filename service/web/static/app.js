@@ -23,7 +23,9 @@ const PLACING = {
 function h(tag, attrs = {}, ...children) {
   const node = document.createElement(tag);
   for (const [name, value] of Object.entries(attrs)) {
-    if (value === null || value === undefined || value === false) continue;
+    if (value === null || value === undefined) continue;
+    if (name.startsWith("data-") || name.startsWith("aria-")) { node.setAttribute(name, String(value)); continue; }
+    if (value === false) continue;
     if (name.startsWith("on")) node.addEventListener(name.slice(2), value);
     else node.setAttribute(name, value === true ? "" : String(value));
   }
@@ -396,7 +398,7 @@ function resultSection(state) {
     h("table", {}, h("thead", {}, h("tr", {}, h("th", {}, "Place"), h("th", {}, "Player"), h("th", {}, "Score"), h("th", {}, "Totals"))),
       h("tbody", {}, [...result.seats].sort((a, b) => a.place - b.place).map((seat) => h("tr", { "data-result-seat": seat.seat,
         "data-place": seat.place, "data-winner": seat.winner, "data-score": JSON.stringify(seat.score) },
-      h("td", {}, seat.place, seat.winner ? " 🏆 winner" : ""), h("td", {}, seat.name),
+      h("td", {}, seat.place, seat.winner ? h("strong", {}, " winner") : null), h("td", {}, seat.name),
       h("td", {}, Array.isArray(seat.score) ? seat.score.join(" / ") : JSON.stringify(seat.score)), h("td", {}, counts(seat.totals)))))));
 }
 
