@@ -285,8 +285,11 @@ function seatName(state, seat) {
 function decisionText(state) {
   const p = state.pending, names = (seats) => seats.map((s) => seatName(state, s)).join(", ");
   const conflict = p.conflict || state.conflict;
-  const fight = conflict ? `${cap(conflict.kind)} over ${conflict.colour}: ${seatName(state, conflict.attacker)} attacks, ` +
-    `${seatName(state, conflict.defender)} defends. ` : "";
+  const side = (base, commit) => `${base}` + (commit === null || commit === undefined ? "" : ` + ${commit} committed`);
+  const fight = !conflict ? "" : `${cap(conflict.kind)} over ${conflict.colour}: ${seatName(state, conflict.attacker)} attacks (` +
+    (state.kind === "board" ? side(conflict.attacker_base, conflict.attacker_commit) : side(conflict.attacker_strength, conflict.attacker_cards)) +
+    `), ${seatName(state, conflict.defender)} defends (` +
+    (state.kind === "board" ? side(conflict.defender_base, conflict.defender_commit) : side(conflict.defender_strength, conflict.defender_cards)) + "). ";
   switch (p.decision) {
     case "action": return state.kind === "board" ? `${names(p.awaiting)}: action ${(p.actions_done ?? 0) + 1} of 2.`
       : `${names(p.awaiting)}: ${p.actions_left} action${p.actions_left === 1 ? "" : "s"} left.`;

@@ -122,6 +122,12 @@ export function drawBoard(state, targets, onTarget) {
     leaderShape(svg, seatsDynasty[leader.seat], leader.colour, x, y, CELL,
       { "data-leader": leader.colour, "data-seat": leader.seat, "data-at": key(leader.at) });
   }
+  const conflict = state.pending.conflict;
+  for (const [role, at] of conflict ? [["attacker", conflict.attacker_at], ["defender", conflict.defender_at]] : []) {
+    const [x, y] = pos(...at);
+    el("rect", { x: x + 1, y: y + 1, width: CELL - 2, height: CELL - 2, fill: "none", rx: 6,
+      stroke: role === "attacker" ? "#ff3b00" : "#7a00ff", "stroke-width": 4, "data-conflict": role }, svg);
+  }
   if (state.unification) {
     const [x, y] = pos(...state.unification);
     el("circle", { cx: x + CELL / 2, cy: y + CELL / 2, r: CELL / 2 - 1, fill: "none", stroke: "#ff00aa",

@@ -42,7 +42,13 @@ def browser() -> Iterator[Browser]:
 
 
 @pytest.fixture
-def players(browser: Browser) -> Iterator[list[Page]]:
+def requested() -> list[str]:
+    """Every URL the players' pages requested."""
+    return []
+
+
+@pytest.fixture
+def players(browser: Browser, requested: list[str]) -> Iterator[list[Page]]:
     """Two players' pages, each in a browser context of its own (own storage)."""
     contexts: list[BrowserContext] = []
     pages = []
@@ -53,6 +59,7 @@ def players(browser: Browser) -> Iterator[list[Page]]:
         page = context.new_page()
         page.set_default_timeout(TIMEOUT_MS)
         page.on("pageerror", lambda error: errors.append(str(error)))
+        page.on("request", lambda request: requested.append(request.url))
         pages.append(page)
     yield pages
     for context in contexts:
@@ -246,7 +253,7 @@ def expected(state: dict[str, Any]) -> dict[str, Any]:
 
 @pytest.mark.parametrize("kind", ["board", "cards"])
 def test_two_players_play_a_seeded_game_to_its_end_by_clicking(
-    kind: str, players: list[Page], live_server: LiveServer
+    kind: str, players: list[Page], requested: list[str], live_server: LiveServer
 ) -> None:
     # given a seeded game with two open seats, each claimed in its player's lobby page
     game_id = seeded_open_game(live_server, kind)
@@ -266,6 +273,9 @@ def test_two_players_play_a_seeded_game_to_its_end_by_clicking(
         assert page.locator("[data-section=turn]").get_attribute("data-over") == "true"
         assert shown(page, kind) == expected(final["state"])
     assert moves > 20
+    # and no seat token ever went into a URL (the stream was opened with tickets)
+    assert any("/events/stream?ticket=" in url for url in requested)
+    assert not [url for url in requested if any(token in url for token in tokens)]
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     players[0].screenshot(path=str(SCREENSHOTS / f"{kind}-final.png"), full_page=True)
 
@@ -317,6 +327,13 @@ def test_a_consented_undo_asked_in_one_page_and_approved_in_the_other(
         players[seat].wait_for_selector(f"[data-game]:not([data-version='{pending['version']}'])")
     ann_seat = 0
     asker, answerer = ann, bob
+    # (each page shows its own points and hides the other's)
+    assert asker.locator("[data-seat-row='0'] [data-points]").get_attribute("data-points") == (
+        "shown"
+    )
+    assert asker.locator("[data-seat-row='1'] [data-points]").get_attribute("data-points") == (
+        "hidden"
+    )
     before_undo = api(live_server, f"/games/{game_id}/state")
     # when the asker requests the undo of the last command in the dialog
     asker.wait_for_selector(f"[data-game][data-version='{before_undo['version']}']")
