@@ -347,7 +347,11 @@ function turnSection(state) {
   const mine = game.seat !== null && awaiting.includes(game.seat);
   return h("section", { "data-section": "turn", "data-awaiting": awaiting.join(","), "data-over": state.over },
     h("p", {}, `Turn ${state.turn}. `, game.seat === null ? "You are watching." : `You play ${seatName(state, game.seat)} (seat ${game.seat}).`),
-    h("p", { class: mine && !game.replay ? "prompt" : "" }, mine && !game.replay ? h("strong", {}, "Your move. ") : null, decisionText(state)));
+    h("p", { class: mine && !game.replay ? "prompt" : "" }, mine && !game.replay ? h("strong", {}, "Your move. ") : null, decisionText(state)),
+    h("p", { "data-supplies": "" }, state.kind === "board"
+      ? `Bag: ${state.bag_size} tiles. Treasures on the board: ${state.treasures.length}. Monuments unbuilt: ${state.unbuilt_monuments.length}.`
+      : `Pile: ${state.pile_size} cards. Discarded: ${COLOUR_NAMES.reduce((n, c) => n + state.discard[c], 0)}. ` +
+        `Treasures left: ${state.treasures_left}. Ships to build: ${state.ships_available.join(", ") || "none"}.`));
 }
 
 function controls(state) {
