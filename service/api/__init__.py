@@ -57,6 +57,7 @@ from service.config import StoreSettings
 from service.store.connect import check_store, redis_client, serving
 from service.store.port import GAME_ID_PATTERN
 from service.store.redis_tokens import RedisTokenStore
+from service.web import blueprint as web_client
 
 # Games kept folded in memory per server process (see GameService's cache).
 GAME_CACHE_SIZE = 2048
@@ -129,6 +130,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
             config, env.get("REDIS_URL"), env.get("TIGRIS_KEY_PREFIX", "tigris")
         ),
     )
+    app.register_blueprint(web_client)
     _install_cors(app, settings)
     compression.install(app)
     return app

@@ -1,0 +1,51 @@
+// The service's HTTP API as the page uses it: JSON in and out, problem bodies as errors,
+// the seat token (from this browser's storage, never from a URL) in the Authorization header.
+
+export class ApiError extends Error {
+  constructor(status, problem) {
+    super(problem?.detail || problem?.title || `HTTP ${status}`);
+    this.status = status;
+    this.problem = problem;
+  }
+}
+
+const STORE = "tigris.seats.";
+
+// The seats this browser holds in a game: {seat: token}.
+export function heldSeats(gameId) {
+  try {
+    return JSON.parse(localStorage.getItem(STORE + gameId) || "{}");
+  } catch {
+    return {};
+  }
+}
+
+export function holdSeat(gameId, seat, token) {
+  localStorage.setItem(STORE + gameId, JSON.stringify({ ...heldSeats(gameId), [seat]: token }));
+}
+
+export function heldGames() {
+  const games = [];
+  for (let i = 0; i < localStorage.length; i++) {
+    const name = localStorage.key(i);
+    if (name.startsWith(STORE)) games.push(name.slice(STORE.length));
+  }
+  return games.sort();
+}
+
+export function newKey() {
+  return crypto.randomUUID();
+}
+
+export async function call(method, path, { token = null, body = undefined, headers = {} } = {}) {
+  const sent = { Accept: "application/json", ...headers };
+  if (token) sent.Authorization = `Bearer ${token}`;
+  if (body !== undefined) sent["Content-Type"] = "application/json";
+  const response = await fetch(path, { method, headers: sent, cache: "no-store",
+    body: body === undefined ? undefined : JSON.stringify(body) });
+  if (response.status === 304) return { status: 304, body: null, etag: response.headers.get("ETag") };
+  const type = response.headers.get("Content-Type") || "";
+  const data = type.includes("json") ? await response.json() : null;
+  if (!response.ok) throw new ApiError(response.status, data);
+  return { status: response.status, body: data, etag: response.headers.get("ETag") };
+}

@@ -1,0 +1,520 @@
+// The web client: the lobby (/play/) and a game's page (/play/?game=<id>), plain ES modules
+// talking to this server's API. A seat's token stays in this browser's localStorage.
+
+import { ApiError, call, heldGames, heldSeats, holdSeat, newKey } from "./api.js";
+import { COLOURS, drawBoard, drawCards, targetOf } from "./draw.js";
+
+const main = document.getElementById("main");
+const statusLine = document.getElementById("status");
+const COLOUR_NAMES = Object.keys(COLOURS);
+const OPTIONS = {
+  board: { open_scoring: "Open scoring (points shown to all)" },
+  cards: {
+    leader_colour_must_differ: "A leader's colour must differ from its card",
+    allow_withdraw: "Leaders may be withdrawn",
+    open_vp_piles: "Victory point piles shown to all",
+  },
+};
+const PLACING = {
+  board: new Set(["PlaceTile", "PlaceLeader", "PlaceCatastrophe"]),
+  cards: new Set(["PlayCard", "PlaceLeader", "PlayCatastrophe"]),
+};
+
+function h(tag, attrs = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [name, value] of Object.entries(attrs)) {
+    if (value === null || value === undefined) continue;
+    if (name.startsWith("data-") || name.startsWith("aria-")) { node.setAttribute(name, String(value)); continue; }
+    if (value === false) continue;
+    if (name.startsWith("on")) node.addEventListener(name.slice(2), value);
+    else node.setAttribute(name, value === true ? "" : String(value));
+  }
+  for (const child of children.flat()) {
+    if (child === null || child === undefined || child === false) continue;
+    node.append(child instanceof Node ? child : document.createTextNode(String(child)));
+  }
+  return node;
+}
+
+const cap = (word) => word.charAt(0).toUpperCase() + word.slice(1);
+const swatch = (colour) => h("span", { class: `swatch ${colour}`, "aria-hidden": "true" });
+const square = (at) => `(${at[0]}, ${at[1]})`;
+
+function say(message, error = false) {
+  statusLine.textContent = message;
+  statusLine.className = error ? "error" : "";
+}
+
+function problemText(error) {
+  if (error instanceof ApiError) {
+    const rule = error.problem?.rule ? ` [${error.problem.rule}]` : "";
+    return `${error.message}${rule}`;
+  }
+  return String(error);
+}
+
+// ---------------------------------------------------------------------------- lobby
+
+async function lobby() {
+  document.title = "Lobby · Tigris & Euphrates";
+  const nameBox = h("input", { type: "text", name: "player-name", maxlength: 40, value: localStorage.getItem("tigris.name") || "",
+    "aria-label": "Your name", "data-field": "player-name", placeholder: "Your name" });
+  nameBox.addEventListener("change", () => localStorage.setItem("tigris.name", nameBox.value));
+  const openList = h("tbody", { "data-list": "open-games" });
+  const mine = heldGames();
+  main.replaceChildren(
+    h("section", {}, h("h2", {}, "Your name"), nameBox),
+    h("section", { "data-section": "open-games" }, h("h2", {}, "Open games"),
+      h("table", {}, h("thead", {}, h("tr", {}, h("th", {}, "Game"), h("th", {}, "Kind"), h("th", {}, "Seats"))), openList),
+      h("button", { type: "button", "data-action": "refresh-lobby", onclick: () => loadOpen(openList, nameBox) }, "Refresh")),
+    h("section", { "data-section": "my-games" }, h("h2", {}, "Your games"),
+      mine.length ? h("ul", {}, mine.map((id) => h("li", {}, h("a", { href: `/play/?game=${id}`, "data-game-link": id }, id))))
+        : h("p", {}, "None yet.")),
+    createForm(),
+  );
+  await loadOpen(openList, nameBox);
+}
+
+async function loadOpen(list, nameBox) {
+  try {
+    const { body } = await call("GET", "/games?open=true&limit=50");
+    list.replaceChildren(...body.items.map((game) => h("tr", { "data-open-game": game.game_id },
+      h("td", {}, game.game_id.slice(0, 8)), h("td", {}, game.kind),
+      h("td", {}, game.seats.map((seat) => seat.open
+        ? h("button", { type: "button", "data-claim": `${game.game_id}:${seat.seat}`,
+          onclick: () => claim(game.game_id, seat.seat, nameBox.value || seat.name) }, `Claim seat ${seat.seat} (${seat.name})`)
+        : h("span", {}, `${seat.name} `))))));
+    if (!body.items.length) list.replaceChildren(h("tr", {}, h("td", { colspan: 3 }, "No open game.")));
+  } catch (error) {
+    say(problemText(error), true);
+  }
+}
+
+async function claim(gameId, seat, name) {
+  try {
+    const { body } = await call("POST", `/games/${gameId}/seats/${seat}/claim`,
+      { body: { name: name.trim() || `Player ${seat + 1}` }, headers: { "Idempotency-Key": newKey() } });
+    holdSeat(gameId, body.seat.seat, body.seat.token);
+    location.assign(`/play/?game=${gameId}`);
+  } catch (error) {
+    say(problemText(error), true);
+  }
+}
+
+function createForm() {
+  const kind = h("select", { name: "kind", "data-field": "kind" }, h("option", { value: "board" }, "Tigris & Euphrates (board)"),
+    h("option", { value: "cards" }, "Wettstreit der Könige (cards)"));
+  const count = h("select", { name: "seat-count", "data-field": "seat-count" }, [2, 3, 4].map((n) => h("option", { value: n }, `${n} players`)));
+  const seatRows = h("div", {});
+  const options = h("div", {});
+  const drawSeats = () => {
+    seatRows.replaceChildren(...Array.from({ length: Number(count.value) }, (_, i) => h("div", { "data-seat-row": i },
+      h("label", {}, `Seat ${i}: `, h("input", { type: "text", name: `seat-${i}-name`, maxlength: 40, placeholder: "name" })),
+      h("label", {}, h("input", { type: "checkbox", name: `seat-${i}-open`, checked: i > 0 }), " open for anyone to claim"))));
+  };
+  const drawOptions = () => {
+    options.replaceChildren(...Object.entries(OPTIONS[kind.value]).map(([name, label]) =>
+      h("label", { style: "display:block" }, h("input", { type: "checkbox", name: `option-${name}`, "data-option": name }), ` ${label}`)));
+  };
+  count.addEventListener("change", drawSeats);
+  kind.addEventListener("change", drawOptions);
+  drawSeats();
+  drawOptions();
+  const form = h("form", { "data-form": "create-game" }, h("h2", {}, "Create a game"), kind, " ", count, seatRows,
+    h("fieldset", {}, h("legend", {}, "Options"), options),
+    h("button", { type: "submit", "data-action": "create-game" }, "Create game"));
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const seats = [];
+    for (let i = 0; i < Number(count.value); i++) {
+      const name = form.elements[`seat-${i}-name`].value.trim();
+      if (form.elements[`seat-${i}-open`].checked) seats.push(name ? { type: "open", name } : { type: "open" });
+      else seats.push(name || `Player ${i + 1}`);
+    }
+    const chosen = {};
+    for (const box of options.querySelectorAll("[data-option]")) chosen[box.dataset.option] = box.checked;
+    try {
+      const { body } = await call("POST", "/games", { body: { kind: kind.value, seats, options: chosen },
+        headers: { "Idempotency-Key": newKey() } });
+      for (const seat of body.seats) if (seat.token) holdSeat(body.game.game_id, seat.seat, seat.token);
+      location.assign(`/play/?game=${body.game.game_id}`);
+    } catch (error) {
+      say(problemText(error), true);
+    }
+  });
+  return h("section", { "data-section": "create-game" }, form);
+}
+
+// ---------------------------------------------------------------------------- a game
+
+const game = {
+  id: null, info: null, seat: null, token: null, view: null, etag: null, legal: [], legalVersion: null,
+  source: null, replay: null, undo: [], answered: new Set(), stream: null, busy: false,
+};
+let queue = Promise.resolve();
+const refresh = () => { queue = queue.then(load).catch((error) => say(problemText(error), true)); return queue; };
+
+async function gamePage(gameId) {
+  game.id = gameId;
+  const held = heldSeats(gameId);
+  const seats = Object.keys(held).map(Number).sort();
+  game.seat = seats.length ? seats[0] : null;
+  game.token = game.seat === null ? null : held[game.seat];
+  await refresh();
+  follow();
+}
+
+async function load() {
+  const seats = heldSeats(game.id);
+  const info = await call("GET", `/games/${game.id}`);
+  game.info = info.body;
+  if (game.info.status !== "open") {
+    const got = await call("GET", `/games/${game.id}/state`, { token: game.token,
+      headers: game.etag ? { "If-None-Match": game.etag } : {} });
+    if (got.status !== 304) {
+      game.view = got.body;
+      game.etag = got.etag;
+    }
+    // With several seats held in this browser (a shared screen), play the awaited one.
+    const awaited = game.view.state.pending.awaiting;
+    const mine = awaited.find((seat) => seat in seats);
+    if (mine !== undefined && mine !== game.seat && !game.view.over) {
+      game.seat = mine;
+      game.token = seats[mine];
+      game.etag = null;
+      return load();
+    }
+    if (game.token && awaited.includes(game.seat) && !game.view.over) {
+      if (game.legalVersion !== game.view.version) {
+        const legal = await call("GET", `/games/${game.id}/legal-commands`, { token: game.token });
+        game.legal = legal.body.commands;
+        game.legalVersion = legal.body.version;
+        game.source = null;
+      }
+    } else {
+      game.legal = [];
+      game.legalVersion = null;
+    }
+    if (game.token) game.undo = (await call("GET", `/games/${game.id}/undo-requests`, { token: game.token })).body.items;
+  }
+  render();
+}
+
+// Live updates: the event stream (a ticket stands for the seat's token), and on each event
+// a conditional re-read of the state.
+async function follow() {
+  if (game.stream) game.stream.close();
+  let url = `/games/${game.id}/events/stream?wait=600`;
+  if (game.token) {
+    try {
+      const { body } = await call("POST", `/games/${game.id}/stream-tickets`, { token: game.token });
+      url = `${body.stream}&wait=600`;
+    } catch (error) {
+      say(problemText(error), true);
+    }
+  }
+  const version = game.view?.version ?? game.info?.version ?? 0;
+  const stream = new EventSource(`${url}&after=${version}`);
+  game.stream = stream;
+  stream.addEventListener("game-event", () => refresh());
+  stream.addEventListener("error", () => {
+    stream.close();
+    if (game.stream === stream && !game.view?.over) setTimeout(() => { refresh(); follow(); }, 1000);
+  });
+}
+
+async function send(command) {
+  if (game.busy) return;
+  game.busy = true;
+  const { type, ...fields } = command;
+  try {
+    await call("POST", `/games/${game.id}/commands`, { token: game.token, body: { type, ...fields },
+      headers: { "If-Match": `"${game.view.version}"`, "Idempotency-Key": newKey() } });
+    say(`Sent: ${commandLabel(command)}`);
+  } catch (error) {
+    say(problemText(error), true);
+  } finally {
+    game.busy = false;
+  }
+  await refresh();
+}
+
+function sourceOf(command) {
+  switch (command.type) {
+    case "PlaceTile": return `tile:${command.colour}`;
+    case "PlayCard": return `card:${command.colour}`;
+    case "PlaceLeader": return `leader:${command.leader}`;
+    default: return "catastrophe";
+  }
+}
+
+function sourceLabel(source) {
+  const [what, colour] = source.split(":");
+  return colour ? `${cap(colour)} ${what}` : "Catastrophe";
+}
+
+function commandLabel(command) {
+  const c = command;
+  switch (c.type) {
+    case "Pass": return "Pass";
+    case "PlaceTile": return `${cap(c.colour)} tile on ${square(c.at)}`;
+    case "PlaceLeader": return `${cap(c.leader)} leader` + (c.at ? ` on ${square(c.at)}` : "");
+    case "PlaceCatastrophe": return `Catastrophe on ${square(c.at)}`;
+    case "PlayCard": return `${cap(c.colour)} card`;
+    case "PlayCatastrophe": return "Catastrophe";
+    case "WithdrawLeader": return `Withdraw the ${c.leader} leader`;
+    case "SwapTiles": return "Swap " + COLOUR_NAMES.filter((k) => c[k]).map((k) => `${c[k]} ${k}`).join(", ");
+    case "CommitSupport": return `Commit ${c.count} tile${c.count === 1 ? "" : "s"}`;
+    case "CommitCards": return `Commit ${c.count} card${c.count === 1 ? "" : "s"}`;
+    case "ChooseWar": return `Fight the ${c.colour} war`;
+    case "BuildMonument": return `Build the ${c.monument} monument at ${square(c.at)}`;
+    case "DeclineMonument": return "Build no monument";
+    case "TakeTreasures": return `Take the treasure${c.squares.length === 1 ? "" : "s"} at ${c.squares.map(square).join(" and ")}`;
+    case "TakePoint": return `Take a ${c.colour} point`;
+    case "Decline": return "Decline";
+    case "BuildShip": return `Build the ${c.ship} ship`;
+    case "SwapTreasure": return `Swap the treasure of column ${c.column}`;
+    default: return `${c.type} ${JSON.stringify(c)}`;
+  }
+}
+
+function seatName(state, seat) {
+  return state.seats.find((s) => s.seat === seat)?.name ?? `seat ${seat}`;
+}
+
+function decisionText(state) {
+  const p = state.pending, names = (seats) => seats.map((s) => seatName(state, s)).join(", ");
+  const conflict = p.conflict || state.conflict;
+  const side = (base, commit) => `${base}` + (commit === null || commit === undefined ? "" : ` + ${commit} committed`);
+  const fight = !conflict ? "" : `${cap(conflict.kind)} over ${conflict.colour}: ${seatName(state, conflict.attacker)} attacks (` +
+    (state.kind === "board" ? side(conflict.attacker_base, conflict.attacker_commit) : side(conflict.attacker_strength, conflict.attacker_cards)) +
+    `), ${seatName(state, conflict.defender)} defends (` +
+    (state.kind === "board" ? side(conflict.defender_base, conflict.defender_commit) : side(conflict.defender_strength, conflict.defender_cards)) + "). ";
+  switch (p.decision) {
+    case "action": return state.kind === "board" ? `${names(p.awaiting)}: action ${(p.actions_done ?? 0) + 1} of 2.`
+      : `${names(p.awaiting)}: ${p.actions_left} action${p.actions_left === 1 ? "" : "s"} left.`;
+    case "revolt_support": case "war_support": case "commit": return `${fight}${names(p.awaiting)}: commit support.`;
+    case "choose_war": return `${names(p.awaiting)}: choose the war to fight first (${(p.wars || p.colours || []).join(", ")}).`;
+    case "monument": return `${names(p.awaiting)}: build a monument?`;
+    case "treasure": return `${names(p.awaiting)}: take ${p.take} treasure${p.take === 1 ? "" : "s"}.`;
+    case "point": return `${names(p.awaiting)}: take a point?`;
+    case "ship": case "ship_points": return `${names(p.awaiting)}: build a ship?`;
+    case "treasure_swap": return `${names(p.awaiting)}: swap a treasure?`;
+    case "over": return "The game is over.";
+    default: return `${names(p.awaiting)}: ${p.decision}.`;
+  }
+}
+
+function render() {
+  if (!game.info) return;
+  document.title = `Game ${game.id.slice(0, 8)} · Tigris & Euphrates`;
+  const root = h("div", { "data-game": game.id, "data-kind": game.info.kind, "data-status": game.info.status,
+    "data-version": game.view?.version ?? game.info.version, "data-seat": game.seat ?? "" });
+  if (game.info.status === "open") {
+    root.append(h("section", { "data-section": "waiting" }, h("h2", {}, "Waiting for players"),
+      h("ul", {}, game.info.seats.map((seat) => h("li", {}, seat.open
+        ? h("button", { type: "button", "data-claim": `${game.id}:${seat.seat}`,
+          onclick: () => claimHere(seat.seat) }, `Claim seat ${seat.seat}`)
+        : `${seat.name} (seat ${seat.seat})`)))));
+    main.replaceChildren(root);
+    return;
+  }
+  const live = game.view.state;
+  const shown = game.replay ? game.replay.state : live;
+  const picture = h("div", { class: "picture", "data-section": "picture",
+    "data-shown-version": game.replay ? game.replay.version : game.view.version });
+  const targets = game.replay || !game.source ? [] : game.legal.filter((c) => PLACING[live.kind].has(c.type) && sourceOf(c) === game.source)
+    .map((c) => [targetOf(live.kind, c), c]);
+  picture.append(live.kind === "board" ? drawBoard(shown, targets, send) : drawCards(shown, targets, send));
+  const side = h("div", { class: "side" });
+  if (game.replay) {
+    side.append(h("p", { class: "replay-banner", "data-replay-version": game.replay.version },
+      `Replay: the game at version ${game.replay.version} of ${game.view.version}.`));
+  }
+  side.append(...[turnSection(shown), controls(live), seatsSection(shown), resultSection(shown), replaySection(), undoSection()]
+    .filter(Boolean));
+  root.append(h("div", { class: "game" }, picture, side));
+  main.replaceChildren(root);
+  askUndoAnswer();
+}
+
+async function claimHere(seat) {
+  await claim(game.id, seat, localStorage.getItem("tigris.name") || "");
+}
+
+function turnSection(state) {
+  const awaiting = state.over ? [] : state.pending.awaiting;
+  const mine = game.seat !== null && awaiting.includes(game.seat);
+  return h("section", { "data-section": "turn", "data-awaiting": awaiting.join(","), "data-over": state.over },
+    h("p", {}, `Turn ${state.turn}. `, game.seat === null ? "You are watching." : `You play ${seatName(state, game.seat)} (seat ${game.seat}).`),
+    h("p", { class: mine && !game.replay ? "prompt" : "" }, mine && !game.replay ? h("strong", {}, "Your move. ") : null, decisionText(state)),
+    h("p", { "data-supplies": "" }, state.kind === "board"
+      ? `Bag: ${state.bag_size} tiles. Treasures on the board: ${state.treasures.length}. Monuments unbuilt: ${state.unbuilt_monuments.length}.`
+      : `Pile: ${state.pile_size} cards. Discarded: ${COLOUR_NAMES.reduce((n, c) => n + state.discard[c], 0)}. ` +
+        `Treasures left: ${state.treasures_left}. Ships to build: ${state.ships_available.join(", ") || "none"}.`));
+}
+
+function controls(state) {
+  const section = h("section", { "data-section": "controls" });
+  if (game.replay || !game.legal.length) return section;
+  const placing = game.legal.filter((c) => PLACING[state.kind].has(c.type));
+  const sources = [...new Set(placing.map(sourceOf))];
+  if (sources.length) {
+    section.append(h("h2", {}, "Place a piece"), h("p", {}, game.source ? `Now click a highlighted ${state.kind === "board" ? "square" : "slot"}.` : "Choose a piece, then where it goes."),
+      h("div", { role: "group", "aria-label": "Pieces" }, sources.map((source) => h("button", { type: "button", "data-source": source,
+        "aria-pressed": game.source === source, onclick: () => { game.source = game.source === source ? null : source; render(); } },
+      swatch(source.split(":")[1] || "catastrophe"), sourceLabel(source)))));
+  }
+  const others = game.legal.filter((c) => !PLACING[state.kind].has(c.type));
+  const swaps = others.filter((c) => c.type === "SwapTiles");
+  const prompts = others.filter((c) => c.type !== "SwapTiles");
+  if (prompts.length) {
+    section.append(h("div", { class: "prompt", role: "group", "aria-label": "Decisions", "data-prompt": state.pending.decision },
+      h("h2", {}, "Decide"), prompts.map((c) => h("button", { type: "button", "data-command": JSON.stringify(c), onclick: () => send(c) }, commandLabel(c)))));
+  }
+  if (swaps.length) {
+    section.append(h("details", { "data-swaps": swaps.length }, h("summary", {}, "Swap tiles with the bag…"),
+      swaps.map((c) => h("button", { type: "button", "data-command": JSON.stringify(c), onclick: () => send(c) }, commandLabel(c)))));
+  }
+  return section;
+}
+
+function counts(value, hiddenText = "hidden") {
+  if (value === null || value === undefined) return h("span", { class: "hidden-value", "data-hidden": "true" }, hiddenText);
+  return h("span", {}, COLOUR_NAMES.map((colour) => h("span", { "data-colour": colour, "data-count": value[colour] },
+    swatch(colour), `${value[colour]} `)));
+}
+
+function seatsSection(state) {
+  return h("section", { "data-section": "seats" }, h("h2", {}, "Players"), h("table", {},
+    h("thead", {}, h("tr", {}, h("th", {}, "Player"), h("th", {}, "Hand"), h("th", {}, "Points"), h("th", {}, "Treasures"), h("th", {}, "Leaders"))),
+    h("tbody", {}, state.seats.map((seat) => h("tr", { "data-seat-row": seat.seat },
+      h("td", {}, `${seat.name} (${seat.dynasty})`, state.pending.awaiting.includes(seat.seat) && !state.over ? h("strong", { "data-to-move": "" }, " (to move)") : null),
+      h("td", { "data-hand": seat.hand ? "shown" : "hidden" }, seat.hand ? counts(seat.hand) : `${seat.hand_size} ${state.kind === "board" ? "tiles" : "cards"} (hidden)`,
+        h("div", {}, `${seat.catastrophes} catastrophe${seat.catastrophes === 1 ? "" : "s"}`)),
+      h("td", { "data-points": seat.points ? "shown" : "hidden" }, counts(seat.points)),
+      h("td", {}, seat.treasures === null ? h("span", { class: "hidden-value" }, "hidden") : seat.treasures),
+      h("td", {}, seat.supply.map((colour) => h("span", {}, swatch(colour)))))))));
+}
+
+function resultSection(state) {
+  if (!state.result) return null;
+  const result = state.result;
+  return h("section", { class: "result", "data-section": "result", "data-reason": result.reason },
+    h("h2", {}, `Final result (${result.reason})`),
+    h("table", {}, h("thead", {}, h("tr", {}, h("th", {}, "Place"), h("th", {}, "Player"), h("th", {}, "Score"), h("th", {}, "Totals"))),
+      h("tbody", {}, [...result.seats].sort((a, b) => a.place - b.place).map((seat) => h("tr", { "data-result-seat": seat.seat,
+        "data-place": seat.place, "data-winner": seat.winner, "data-score": JSON.stringify(seat.score) },
+      h("td", {}, seat.place, seat.winner ? h("strong", {}, " winner") : null), h("td", {}, seat.name),
+      h("td", {}, Array.isArray(seat.score) ? seat.score.join(" / ") : JSON.stringify(seat.score)), h("td", {}, counts(seat.totals)))))));
+}
+
+function replaySection() {
+  const current = game.view.version;
+  const at = game.replay?.version ?? current;
+  const slider = h("input", { type: "range", min: 1, max: current, value: at, "data-replay-slider": "", "aria-label": "Version" });
+  const number = h("input", { type: "number", min: 1, max: current, value: at, "data-replay-input": "", "aria-label": "Version number", style: "width:6em" });
+  slider.addEventListener("input", () => { number.value = slider.value; });
+  slider.addEventListener("change", () => showVersion(Number(slider.value)));
+  return h("section", { "data-section": "replay" }, h("h2", {}, "Replay"), slider, " ", number,
+    h("button", { type: "button", "data-action": "replay", onclick: () => showVersion(Number(number.value)) }, "Show version"),
+    game.replay ? h("button", { type: "button", "data-action": "live", onclick: () => { game.replay = null; render(); } }, "Back to live") : null);
+}
+
+async function showVersion(version) {
+  if (!version || version >= game.view.version) {
+    game.replay = null;
+    render();
+    return;
+  }
+  try {
+    const { body } = await call("GET", `/games/${game.id}/states/${version}`, { token: game.token });
+    game.replay = { version, state: body.state };
+    render();
+  } catch (error) {
+    say(problemText(error), true);
+  }
+}
+
+function undoSection() {
+  if (!game.token) return null;
+  return h("section", { "data-section": "undo" }, h("h2", {}, "Undo"),
+    h("button", { type: "button", "data-action": "request-undo", onclick: openUndoRequest }, "Ask to undo…"),
+    game.undo.length ? h("ul", {}, game.undo.slice(-5).map((r) => h("li", { "data-undo-request": r.request_id, "data-undo-status": r.status },
+      `Back to version ${r.to_version} (${r.reason}): ${r.status}`))) : null);
+}
+
+async function openUndoRequest() {
+  const dialog = document.getElementById("undo-request-dialog");
+  const form = document.getElementById("undo-request-form");
+  form.elements.to_version.value = await lastCommandStart();
+  form.elements.reason.value = "";
+  dialog.querySelector("[data-undo-error]").textContent = "";
+  dialog.showModal();
+}
+
+// The version just before the latest command: the default target of an undo.
+async function lastCommandStart() {
+  const version = game.view.version;
+  const { body } = await call("GET", `/games/${game.id}/events?after=${Math.max(0, version - 40)}&limit=40`, { token: game.token });
+  const events = body.items;
+  const last = events.filter((e) => !e.type.startsWith("service."));
+  if (!last.length) return Math.max(1, version - 1);
+  const id = last[last.length - 1].command_id;
+  return Math.max(1, events.find((e) => e.command_id === id).version - 1);
+}
+
+function setUpDialogs() {
+  const requestDialog = document.getElementById("undo-request-dialog");
+  const form = document.getElementById("undo-request-form");
+  form.querySelector("[data-action=cancel-undo-request]").addEventListener("click", () => requestDialog.close());
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    try {
+      await call("POST", `/games/${game.id}/undo-requests`, { token: game.token,
+        body: { to_version: Number(form.elements.to_version.value), reason: form.elements.reason.value },
+        headers: { "If-Match": `"${game.view.version}"` } });
+      requestDialog.close();
+      say("Undo requested.");
+      await refresh();
+    } catch (error) {
+      requestDialog.querySelector("[data-undo-error]").textContent = problemText(error);
+    }
+  });
+  const answerDialog = document.getElementById("undo-answer-dialog");
+  const answer = async (approve) => {
+    const id = answerDialog.dataset.requestId;
+    game.answered.add(id);
+    answerDialog.close();
+    try {
+      await call("POST", `/games/${game.id}/undo-requests/${id}/answers`, { token: game.token, body: { approve },
+        headers: { "If-Match": `"${game.view.version}"` } });
+      say(approve ? "Undo approved." : "Undo rejected.");
+    } catch (error) {
+      say(problemText(error), true);
+    }
+    await refresh();
+  };
+  answerDialog.querySelector("[data-action=approve-undo]").addEventListener("click", () => answer(true));
+  answerDialog.querySelector("[data-action=reject-undo]").addEventListener("click", () => answer(false));
+}
+
+function askUndoAnswer() {
+  const dialog = document.getElementById("undo-answer-dialog");
+  const open = game.undo.find((r) => r.status === "open" && r.awaiting.includes(`seat:${game.seat}`) && !game.answered.has(r.request_id));
+  if (!open) {
+    if (dialog.open) dialog.close();
+    return;
+  }
+  dialog.dataset.requestId = open.request_id;
+  dialog.querySelector("[data-undo-question]").textContent =
+    `${open.requested_by} asks to take the game back to version ${open.to_version}: “${open.reason}”.`;
+  if (!dialog.open) dialog.showModal();
+}
+
+// ---------------------------------------------------------------------------- start
+
+setUpDialogs();
+const gameId = new URLSearchParams(location.search).get("game");
+if (gameId && /^[0-9a-f]{32}$/.test(gameId)) gamePage(gameId);
+else lobby();

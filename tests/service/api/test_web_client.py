@@ -1,0 +1,365 @@
+"""The web client (``/play/``) in a real browser: Debian's Chromium driven by Playwright
+against the real service (gunicorn, Redis). Two browser contexts are two players: each
+claims a seat in the lobby and makes every move of its seat by clicking what its page
+offers (a piece, then a highlighted square or slot; or a decision's button), following a
+fixed rule, while the other page follows by the event stream. A finished game's result in
+the page is the API's; the replay slider shows what time travel answers; a consented undo
+(asked in one page, approved in the other) shows the reverted game in both.
+
+Screenshots of each game's final position go to ``var/screenshots/`` (ignored by git)."""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import requests
+from playwright.sync_api import Browser, BrowserContext, Page, sync_playwright
+
+from tests.service.api.conftest import ADMIN_TOKEN, LiveServer
+from tests.service.api.test_docs_browser import CHROMIUM, CHROMIUM_ARGS
+
+SCREENSHOTS = Path(__file__).resolve().parents[3] / "var" / "screenshots"
+TIMEOUT_MS = 20_000
+MAX_MOVES = 900  # a bound: the rule below ends games in about 150-550 commands
+SEEDS = {"board": 2, "cards": 3}
+AVOIDED = re.compile(r'"type": ?"(Pass|WithdrawLeader)"')
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    if not CHROMIUM.exists():
+        pytest.fail("Debian's Chromium is missing: run scripts/install-test-deps.sh as root")
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def requested() -> list[str]:
+    """Every URL the players' pages requested."""
+    return []
+
+
+@pytest.fixture
+def players(browser: Browser, requested: list[str]) -> Iterator[list[Page]]:
+    """Two players' pages, each in a browser context of its own (own storage)."""
+    contexts: list[BrowserContext] = []
+    pages = []
+    errors: list[str] = []
+    for _ in range(2):
+        context = browser.new_context(viewport={"width": 1500, "height": 950})
+        contexts.append(context)
+        page = context.new_page()
+        page.set_default_timeout(TIMEOUT_MS)
+        page.on("pageerror", lambda error: errors.append(str(error)))
+        page.on("request", lambda request: requested.append(request.url))
+        pages.append(page)
+    yield pages
+    for context in contexts:
+        context.close()
+    assert errors == [], errors  # no script error in any page
+
+
+def api(server: LiveServer, path: str, token: str | None = None) -> dict[str, Any]:
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
+    response = requests.get(f"{server.url}{path}", headers=headers, timeout=10)
+    assert response.status_code == 200, response.text
+    body: dict[str, Any] = response.json()
+    return body
+
+
+def seeded_open_game(server: LiveServer, kind: str) -> str:
+    """A seeded game (the admin's privilege) whose two seats are open to claim."""
+    created = requests.post(
+        f"{server.url}/games",
+        json={"kind": kind, "seats": [{"type": "open"}, {"type": "open"}], "seed": SEEDS[kind]},
+        headers={"Authorization": f"Bearer {ADMIN_TOKEN}"},
+        timeout=10,
+    )
+    assert created.status_code == 201, created.text
+    game_id: str = created.json()["game"]["game_id"]
+    return game_id
+
+
+def claim_in_lobby(page: Page, server: LiveServer, game_id: str, seat: int, name: str) -> None:
+    page.goto(f"{server.url}/play/")
+    page.fill("[data-field=player-name]", name)
+    page.click(f"[data-claim='{game_id}:{seat}']")
+    page.wait_for_selector(f"[data-game='{game_id}']")
+
+
+def token_of(page: Page, game_id: str, seat: int) -> str:
+    """The seat's token as the page keeps it (in its localStorage, never in a URL)."""
+    held = json.loads(page.evaluate(f"localStorage.getItem('tigris.seats.{game_id}')"))
+    assert game_id not in page.url or "token" not in page.url
+    token: str = held[str(seat)]
+    return token
+
+
+def ready(page: Page, version: int) -> None:
+    """Until the page shows ``version`` and offers its moves."""
+    page.wait_for_selector(
+        f"[data-game][data-version='{version}'] [data-section=controls] "
+        ":is([data-source], .prompt [data-command])"
+    )
+
+
+def move(page: Page, rng: random.Random, used: set[str]) -> str:
+    """One move by the fixed rule: among the offered pieces and decision buttons (sorted),
+    no pass or leader withdrawal while anything else is offered, and each leader colour
+    placed once only, one chosen by ``rng``; a piece then goes to one of its highlighted
+    targets."""
+    sources = page.locator("[data-section=controls] [data-source]")
+    buttons = page.locator("[data-section=controls] .prompt [data-command]")
+    offered: dict[str, Any] = {}
+    for i in range(sources.count()):
+        offered["source " + str(sources.nth(i).get_attribute("data-source"))] = sources.nth(i)
+    for i in range(buttons.count()):
+        offered["command " + str(buttons.nth(i).get_attribute("data-command"))] = buttons.nth(i)
+    keys = sorted(offered)
+    preferred = [k for k in keys if not AVOIDED.search(k) and k not in used]
+    choice = rng.choice(preferred or keys)
+    offered[choice].click()
+    if choice.startswith("source leader:"):
+        used.add(choice)
+    if choice.startswith("source "):
+        targets = page.locator("[data-picture] [data-target]")
+        targets.first.wait_for()
+        targets.nth(rng.randrange(targets.count())).click()
+    return choice
+
+
+def play_to_the_end(server: LiveServer, game_id: str, pages: list[Page]) -> int:
+    rng = random.Random(20261124)
+    used: dict[int, set[str]] = {0: set(), 1: set()}
+    for moves in range(MAX_MOVES):
+        pending = api(server, f"/games/{game_id}/pending")
+        if pending["over"]:
+            return moves
+        seat = pending["awaited"][0]
+        page = pages[seat]
+        ready(page, pending["version"])
+        move(page, rng, used[seat])
+        page.wait_for_selector(f"[data-game]:not([data-version='{pending['version']}'])")
+    pytest.fail(f"the game did not end in {MAX_MOVES} moves")
+
+
+def shown_result(page: Page) -> dict[int, tuple[int, bool, Any]]:
+    rows = page.locator("[data-section=result] [data-result-seat]")
+    found = {}
+    for i in range(rows.count()):
+        row = rows.nth(i)
+        found[int(str(row.get_attribute("data-result-seat")))] = (
+            int(str(row.get_attribute("data-place"))),
+            row.get_attribute("data-winner") == "true",
+            json.loads(str(row.get_attribute("data-score"))),
+        )
+    return found
+
+
+def shown_board(page: Page) -> dict[str, Any]:
+    """What the board picture shows, read back from its pieces' data attributes."""
+
+    def all_of(selector: str, *names: str) -> list[tuple[str | None, ...]]:
+        found = page.locator(f"[data-picture=board] {selector}")
+        rows = [tuple(found.nth(i).get_attribute(n) for n in names) for i in range(found.count())]
+        return sorted(rows, key=lambda row: tuple(str(x) for x in row))
+
+    return {
+        "tiles": all_of("[data-tile]", "data-tile", "data-at", "data-face-up"),
+        "leaders": all_of("[data-leader]", "data-leader", "data-seat", "data-at"),
+        "catastrophes": all_of("[data-catastrophe]", "data-catastrophe"),
+        "treasures": all_of("[data-treasure]", "data-treasure"),
+        "monuments": all_of("[data-monument]", "data-monument", "data-at"),
+        "unification": all_of("[data-unification]", "data-unification"),
+    }
+
+
+def board_of(state: dict[str, Any]) -> dict[str, Any]:
+    """The same from the API's structured state."""
+
+    def at(square: list[int]) -> str:
+        return f"{square[0]},{square[1]}"
+
+    return {
+        "tiles": sorted(
+            (t["colour"], at(t["at"]), str(t["face_up"]).lower()) for t in state["tiles"]
+        ),
+        "leaders": sorted(
+            (leader["colour"], str(leader["seat"]), at(leader["at"])) for leader in state["leaders"]
+        ),
+        "catastrophes": sorted((at(c),) for c in state["catastrophes"]),
+        "treasures": sorted((at(t),) for t in state["treasures"]),
+        "monuments": sorted((m["monument"], at(m["at"])) for m in state["monuments"]),
+        "unification": [(at(state["unification"]),)] if state["unification"] else [],
+    }
+
+
+def shown_cards(page: Page) -> dict[str, Any]:
+    def all_of(selector: str, *names: str) -> list[tuple[str | None, ...]]:
+        found = page.locator(f"[data-picture=cards] {selector}")
+        rows = [tuple(found.nth(i).get_attribute(n) for n in names) for i in range(found.count())]
+        return sorted(rows, key=lambda row: tuple(str(x) for x in row))
+
+    return {
+        "cells": all_of("[data-card][data-column]", "data-card", "data-column", "data-depth"),
+        "bridges": all_of("[data-card][data-bridge]", "data-card", "data-bridge"),
+        "leaders": all_of(
+            "[data-leader]", "data-leader", "data-seat", "data-column", "data-depth", "data-bridge"
+        ),
+    }
+
+
+def cards_of(state: dict[str, Any]) -> dict[str, Any]:
+    columns, bridges = state["display"]["columns"], state["display"]["bridges"]
+    leaders = [
+        (cell["leader"]["colour"], str(cell["leader"]["seat"]), str(c), str(d), None)
+        for c, column in enumerate(columns)
+        for d, cell in enumerate(column)
+        if cell["leader"]
+    ] + [
+        (cell["leader"]["colour"], str(cell["leader"]["seat"]), None, None, str(b))
+        for b, cell in enumerate(bridges)
+        if cell and cell["leader"]
+    ]
+    return {
+        "cells": sorted(
+            (cell["card"], str(c), str(d))
+            for c, column in enumerate(columns)
+            for d, cell in enumerate(column)
+        ),
+        "bridges": sorted((cell["card"], str(b)) for b, cell in enumerate(bridges) if cell),
+        "leaders": sorted(leaders, key=lambda row: tuple(str(x) for x in row)),
+    }
+
+
+def shown(page: Page, kind: str) -> dict[str, Any]:
+    found = shown_board(page) if kind == "board" else shown_cards(page)
+    if kind == "cards":
+        found["leaders"] = sorted(found["leaders"], key=lambda row: tuple(str(x) for x in row))
+    return found
+
+
+def expected(state: dict[str, Any]) -> dict[str, Any]:
+    return board_of(state) if state["kind"] == "board" else cards_of(state)
+
+
+@pytest.mark.parametrize("kind", ["board", "cards"])
+def test_two_players_play_a_seeded_game_to_its_end_by_clicking(
+    kind: str, players: list[Page], requested: list[str], live_server: LiveServer
+) -> None:
+    # given a seeded game with two open seats, each claimed in its player's lobby page
+    game_id = seeded_open_game(live_server, kind)
+    claim_in_lobby(players[0], live_server, game_id, 0, "Ann")
+    claim_in_lobby(players[1], live_server, game_id, 1, "Bob")
+    tokens = [token_of(players[seat], game_id, seat) for seat in (0, 1)]
+    # when every move is clicked in the page of the awaited seat
+    moves = play_to_the_end(live_server, game_id, players)
+    # then both pages show the API's final result, and the final position
+    result = api(live_server, f"/games/{game_id}/result")["result"]
+    final = api(live_server, f"/games/{game_id}/state", tokens[0])
+    for page in players:
+        page.wait_for_selector(f"[data-game][data-version='{final['version']}'] [data-result-seat]")
+        assert shown_result(page) == {
+            seat["seat"]: (seat["place"], seat["winner"], seat["score"]) for seat in result["seats"]
+        }
+        assert page.locator("[data-section=turn]").get_attribute("data-over") == "true"
+        assert shown(page, kind) == expected(final["state"])
+    assert moves > 20
+    # and no seat token ever went into a URL (the stream was opened with tickets)
+    assert any("/events/stream?ticket=" in url for url in requested)
+    assert not [url for url in requested if any(token in url for token in tokens)]
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    players[0].screenshot(path=str(SCREENSHOTS / f"{kind}-final.png"), full_page=True)
+
+    # when the finished game is replayed to a chosen version with the slider
+    version = final["version"] // 2
+    page = players[1]
+    slider = page.locator("[data-replay-slider]")
+    slider.fill(str(version))
+    slider.dispatch_event("change")
+    page.wait_for_selector(f"[data-replay-version='{version}']")
+    # then the page shows what time travel answers at that version
+    then = api(live_server, f"/games/{game_id}/states/{version}", tokens[1])
+    assert page.locator("[data-section=picture]").get_attribute("data-shown-version") == str(
+        version
+    )
+    assert shown(page, kind) == expected(then["state"])
+    assert shown(page, kind) != expected(final["state"])
+    assert page.locator("[data-section=controls] [data-source]").count() == 0
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SCREENSHOTS / f"{kind}-replay-v{version}.png"), full_page=True)
+    # and back to live
+    page.click("[data-action=live]")
+    page.wait_for_selector("[data-section=result]")
+    assert shown(page, kind) == expected(final["state"])
+
+
+def test_a_consented_undo_asked_in_one_page_and_approved_in_the_other(
+    players: list[Page], live_server: LiveServer
+) -> None:
+    ann, bob = players
+    # given a board game created in Ann's lobby with seat 1 open, claimed in Bob's lobby
+    ann.goto(f"{live_server.url}/play/")
+    ann.fill("[data-form=create-game] input[name=seat-0-name]", "Ann")
+    ann.click("[data-action=create-game]")
+    ann.wait_for_selector("[data-game][data-status=open]")
+    game_id = str(ann.locator("[data-game]").get_attribute("data-game"))
+    claim_in_lobby(bob, live_server, game_id, 1, "Bob")
+    # and a turn played by clicking, so that undoing its last action needs Bob's consent
+    rng = random.Random(7)
+    while True:
+        pending = api(live_server, f"/games/{game_id}/pending")
+        seat = pending["awaited"][0]
+        decision = pending["pending"]
+        turn_over = decision["decision"] == "action" and decision["actions_done"] == 0
+        if seat == 1 and turn_over and pending["version"] > 6:
+            break  # seat 0's turn is over: its tiles were drawn
+        ready(players[seat], pending["version"])
+        move(players[seat], rng, set())
+        players[seat].wait_for_selector(f"[data-game]:not([data-version='{pending['version']}'])")
+    ann_seat = 0
+    asker, answerer = ann, bob
+    # (each page shows its own points and hides the other's)
+    assert asker.locator("[data-seat-row='0'] [data-points]").get_attribute("data-points") == (
+        "shown"
+    )
+    assert asker.locator("[data-seat-row='1'] [data-points]").get_attribute("data-points") == (
+        "hidden"
+    )
+    before_undo = api(live_server, f"/games/{game_id}/state")
+    # when the asker requests the undo of the last command in the dialog
+    asker.wait_for_selector(f"[data-game][data-version='{before_undo['version']}']")
+    asker.click("[data-action=request-undo]")
+    target = asker.locator("#undo-request-dialog input[name=to_version]")
+    target.wait_for()
+    asker.wait_for_function(
+        "document.querySelector('#undo-request-dialog input[name=to_version]').value !== ''"
+    )
+    to_version = int(target.input_value())
+    assert 3 < to_version < before_undo["version"]
+    asker.fill("#undo-request-dialog input[name=reason]", "I misplaced a tile")
+    asker.click("[data-action=send-undo-request]")
+    # then the other page asks for an answer, and approving it reverts the game
+    answerer.wait_for_selector("#undo-answer-dialog[open]")
+    assert "I misplaced a tile" in answerer.locator("[data-undo-question]").inner_text()
+    answerer.click("[data-action=approve-undo]")
+    then = api(live_server, f"/games/{game_id}/states/{to_version}")
+    now = api(live_server, f"/games/{game_id}/state")
+    assert now["version"] > before_undo["version"]
+    assert board_of(now["state"]) == board_of(then["state"])
+    assert board_of(now["state"]) != board_of(before_undo["state"])
+    for page in players:
+        page.wait_for_selector(f"[data-game][data-version='{now['version']}']")
+        assert shown(page, "board") == board_of(now["state"])
+        assert page.locator("[data-undo-status=applied]").count() == 1
+    # and the asker's seat is awaited again, with its moves offered
+    assert now["state"]["pending"]["awaiting"] == [ann_seat]
+    ready(asker, now["version"])
