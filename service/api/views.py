@@ -63,7 +63,8 @@ def get_legal_commands(game_id: str) -> Response:
         for command in rules.legal_commands(game.state, seat)
     ]
     return json_response(
-        {"version": game.version, "seat": seat, "commands": commands}, version=game.version
+        {"kind": game.kind, "version": game.version, "seat": seat, "commands": commands},
+        version=game.version,
     )
 
 
