@@ -49,6 +49,25 @@ def _ok(response: Any, status: int = 200) -> Any:
     return response.parsed
 
 
+def _written_out(generated: ModuleType, command: Any) -> Any:
+    """A tile or card placement written out from the generated classes, as a client builds
+    its own command (any other chosen command is sent as parsed)."""
+    if command.type_ == "PlaceTile":
+        return _model(generated, "BoardCommandPlaceTile")(
+            type_="PlaceTile",
+            colour=_model(generated, "BoardCommandPlaceTileColour")(command.colour.value),
+            at=[int(part) for part in command.at],
+        )
+    if command.type_ == "PlayCard":
+        return _model(generated, "CardsCommandPlayCard")(
+            type_="PlayCard",
+            colour=_model(generated, "CardsCommandPlayCardColour")(command.colour.value),
+            column=command.column,
+            bridge=command.bridge,
+        )
+    return command
+
+
 def _fold(kind: str, events: list[dict[str, Any]]) -> Any:
     """The domain's own fold of the admin's event log, seat claims included."""
     rules = all_games()[kind]
@@ -117,7 +136,7 @@ def test_a_generated_client_plays_a_whole_game(
     post = _api(generated, "commands", "post_command")
     pending = _api(generated, "views", "get_pending")
     rng = random.Random(seed)
-    commands = 0
+    commands = written = 0
     while not _ok(pending.sync_detailed(game_id, client=anyone)).over:
         moved = False
         for player in players:
@@ -130,7 +149,9 @@ def test_a_generated_client_plays_a_whole_game(
                 assert type(option).__name__ == f"{title}Command{option.type_}"
             if not options:
                 continue
-            command = rng.choice(options)
+            command = _written_out(generated, rng.choice(options))
+            assert command.to_dict() in raw
+            written += command.type_ in {"PlaceTile", "PlayCard"}
             result = _ok(
                 post.sync_detailed(
                     game_id,
@@ -146,6 +167,8 @@ def test_a_generated_client_plays_a_whole_game(
             break
         assert moved, "nobody may move but the game is not over"
         assert commands < MAX_COMMANDS
+
+    assert written > 0
 
     # then the typed result is the domain's own result of the folded event log
     result = _ok(_api(generated, "views", "get_result").sync_detailed(game_id, client=anyone))
