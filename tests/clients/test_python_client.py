@@ -137,7 +137,8 @@ def test_a_generated_client_plays_a_whole_game(
     pending = _api(generated, "views", "get_pending")
     rng = random.Random(seed)
     commands = written = 0
-    while not _ok(pending.sync_detailed(game_id, client=anyone)).over:
+    over = False
+    while not over:
         moved = False
         for player in players:
             answer = legal.sync_detailed(game_id, client=player)
@@ -162,12 +163,13 @@ def test_a_generated_client_plays_a_whole_game(
                 )
             )
             assert result.version > _ok(answer).version
+            over = any(event.type_ == f"{kind}.GameEnded" for event in result.events)
             commands += 1
             moved = True
             break
         assert moved, "nobody may move but the game is not over"
         assert commands < MAX_COMMANDS
-
+    assert _ok(pending.sync_detailed(game_id, client=anyone)).over
     assert written > 0
 
     # then the typed result is the domain's own result of the folded event log
