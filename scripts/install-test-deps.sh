@@ -2,7 +2,8 @@
 # What the test suite needs beyond Python packages, installed when missing (quick when
 # everything is there already): Debian's Chromium for the browser tests (driven by
 # Playwright's Python package, never a downloaded browser) and the npm packages of
-# package-lock.json (the OpenAPI linter). Run from the repository's root, as root on CI.
+# package-lock.json (the OpenAPI linter; openapi-typescript and tsc for the generated
+# TypeScript client tests). Run from the repository's root, as root on CI.
 set -eu
 cd "$(dirname "$0")/.."
 

@@ -11,6 +11,8 @@ each game declares in its ``schemas.py`` become components of ``openapi.yaml``:
 - ``<Kind>Event<Name>Data`` (and ``…Redacted`` where a viewer may see less) and the
   envelope ``<Kind>Event<Name>``; ``Event`` is the ``oneOf`` of every envelope with a
   ``discriminator`` on the envelope's ``type`` (``board.TilePlaced``, ``service.…``).
+- ``<Kind>LegalCommands``: the legal-commands answer, its list typed as the game's
+  commands.
 - ``LegalCommands``, ``GameView``, ``PendingDecision`` and ``GameResult``: the ``oneOf``
   of the games' shapes with a ``discriminator`` on ``kind``.
 
@@ -138,6 +140,24 @@ def _union(names: dict[str, str], prop: str, description: str, of: str = "oneOf"
     return out
 
 
+def _legal_commands(kind: str, title: str) -> JSON:
+    """The legal-commands answer of a game of ``kind``: its commands typed as that game's
+    (``kind`` tells a client which set before it parses one: the two games share command
+    names, ``Pass`` or ``ChooseWar``, so an untagged list cannot say whose they are)."""
+    return {
+        "type": "object",
+        "description": f"Every command a seat of a {kind} game may send now.",
+        "required": ["kind", "version", "seat", "commands"],
+        "additionalProperties": False,
+        "properties": {
+            "kind": {"type": "string", "const": kind},
+            "version": {"type": "integer", "minimum": 1},
+            "seat": {"type": "integer", "minimum": 0, "maximum": 3},
+            "commands": {"type": "array", "items": ref(f"{title}Command")},
+        },
+    }
+
+
 def components() -> dict[str, JSON]:
     """Every generated component, by name, in a stable order."""
     out: dict[str, JSON] = dict(SHARED)
@@ -167,18 +187,7 @@ def components() -> dict[str, JSON]:
         out[f"{title}Command"] = _union(
             commands, "type", f"A command of the {kind} game, selected by its `type`."
         )
-        out[f"{title}LegalCommands"] = {
-            "type": "object",
-            "description": f"Every command the caller's seat may send now in a {kind} game.",
-            "required": ["kind", "version", "seat", "commands"],
-            "properties": {
-                "kind": {"type": "string", "const": kind},
-                "version": {"type": "integer", "minimum": 1},
-                "seat": {"type": "integer", "minimum": 0, "maximum": 3},
-                "commands": {"type": "array", "items": ref(f"{title}Command")},
-            },
-            "additionalProperties": False,
-        }
+        out[f"{title}LegalCommands"] = _legal_commands(kind, title)
         events, mapping = _events(kind, rules.events, name_of, _REDACTED[kind])
         out.update(events)
         event_map.update(mapping)
@@ -212,7 +221,7 @@ def components() -> dict[str, JSON]:
         "game events, `service.<Name>` for undo events), as the caller may see it.",
     )
     for union, suffix, what in (
-        ("LegalCommands", "LegalCommands", "The caller's legal commands"),
+        ("LegalCommands", "LegalCommands", "What the caller's seat may send now"),
         ("GameView", "View", "A game's state as the caller may see it"),
         ("PendingDecision", "Pending", "Who is awaited, on what"),
         ("GameResult", "Result", "The final table"),
