@@ -28,7 +28,7 @@ from typing import Any
 from flask import Flask
 from werkzeug.routing import BaseConverter
 
-from service.api import commands, events, games, ops, problems, streams, undo, views
+from service.api import background, commands, events, games, ops, problems, streams, undo, views
 from service.api.context import EXTENSION, Services
 from service.api.settings import ApiSettings
 from service.application.game_service import GameService, build_service
@@ -85,6 +85,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app.extensions[EXTENSION] = _services(config, settings)
 
     app.extensions[streams.GATE_EXTENSION] = streams.StreamGate(settings)
+    background.install(app, config)
 
     problems.install(app)
     streams.install_transport_errors(app)

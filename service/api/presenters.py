@@ -27,9 +27,12 @@ def game_json(game: LoadedGame) -> JSON:
     info = game.info
     dynasties = game.rules.dynasties
     seats = [
-        {"seat": seat, "name": name, "dynasty": dynasties[seat]}
-        if seat < len(dynasties)
-        else {"seat": seat, "name": name}
+        (
+            {"seat": seat, "name": name, "dynasty": dynasties[seat]}
+            if seat < len(dynasties)
+            else {"seat": seat, "name": name}
+        )
+        | bot_json(info, seat)
         for seat, name in enumerate(info.seat_names)
     ]
     return {
@@ -133,12 +136,21 @@ def command_json(rules_json: JSON) -> JSON:
     return {key: value for key, value in rules_json.items() if key != "seat"}
 
 
+def bot_json(info: GameInfo, seat: int) -> JSON:
+    """``{"bot": {...}}`` for a seat a bot plays, else nothing."""
+    bot = info.bots.get(seat)
+    return {} if bot is None else {"bot": bot.to_json()}
+
+
 def info_json(info: GameInfo) -> JSON:
     """A game of a listing, from its stored info record (no fold needed)."""
     return {
         "game_id": info.game_id,
         "kind": info.kind,
-        "seats": [{"seat": seat, "name": name} for seat, name in enumerate(info.seat_names)],
+        "seats": [
+            {"seat": seat, "name": name} | bot_json(info, seat)
+            for seat, name in enumerate(info.seat_names)
+        ],
         "options": dict(info.options),
         "status": info.status,
         "version": info.version,

@@ -15,8 +15,10 @@ from typing import Any
 
 from marshmallow import INCLUDE, RAISE, Schema, ValidationError, fields, validate
 
+from domain.bots import BOT_KINDS
 from domain.common.exact import is_int
 from domain.games import all_games
+from service.application.bots import DEFAULT_THINK_MS, MAX_THINK_MS
 from service.store.port import STATUSES
 
 MAX_SEED = 2**53 - 1  # the largest integer every JSON client can represent exactly
@@ -115,13 +117,35 @@ class QueryNumber(fields.Float):
         return float(value)
 
 
+class BotSeatSchema(Schema):
+    """A seat played by a server-side bot (``service.application.bots``)."""
+
+    class Meta:
+        unknown = RAISE
+
+    bot = fields.String(required=True, validate=validate.OneOf(BOT_KINDS))
+    think_ms = StrictInteger(
+        validate=validate.Range(min=0, max=MAX_THINK_MS), load_default=DEFAULT_THINK_MS
+    )
+    name = Text(max_length=40, load_default=None, allow_none=False)
+
+
+class SeatEntry(fields.Field[Any]):
+    """A seat at creation: a player's name, or a bot seat (``{"bot": …, "think_ms": …}``)."""
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> Any:
+        if isinstance(value, dict):
+            return BotSeatSchema().load(value)
+        return Text(max_length=40).deserialize(value)
+
+
 class GameCreateSchema(Schema):
     class Meta:
         unknown = RAISE
 
     kind = fields.String(required=True, validate=validate.OneOf(KINDS))
     seats = fields.List(
-        Text(max_length=40),
+        SeatEntry(),
         required=True,
         validate=validate.Length(min=2, max=4),
     )

@@ -25,6 +25,7 @@ from typing import Any
 
 from domain.common.errors import FormatError, RulesError
 from domain.common.protocol import GameRules
+from service.application.bots import BotSeat
 from service.application.mapper import (
     CommandMeta,
     EventMapper,
@@ -103,13 +104,14 @@ class CommandHandler:
         *,
         token_hashes: Sequence[str] = (),
         created_ms: int | None = None,
+        bots: Mapping[int, BotSeat] | None = None,
     ) -> LoadedGame:
-        """Create a game. ``token_hashes`` (one per seat) are stored in the same atomic
-        write as the start events and info, so no game exists without its seats' tokens;
-        the game is indexed *before* that write, so a game that answers is always listed
-        (an index entry whose game never got written is dropped by ``list_games``).
-        ``created_ms`` fixes the creation time (an idempotent retry keeps its first one).
-        A taken ``game_id`` is ``GameExists``."""
+        """Create a game. ``token_hashes`` (one per seat) are stored in the same atomic write
+        as the start events and info (with ``bots``, the seats server-side bots play), so no
+        game exists without its seats' tokens; the game is indexed *before* that write, so a
+        game that answers is always listed (an index entry whose game never got written is
+        dropped by ``list_games``). ``created_ms`` fixes the creation time (an idempotent
+        retry keeps its first one). A taken ``game_id`` is ``GameExists``."""
         rules = self._repository.rules(kind)
         game_id = uuid.uuid4().hex if game_id is None else check_game_id(game_id)
         names = tuple(seat_names)
@@ -122,6 +124,9 @@ class CommandHandler:
             raise FormatError(
                 f"seat names must be non-empty strings: {list(names)!r}", "seat_names"
             )
+        for seat in bots or {}:
+            if not 0 <= seat < len(names):
+                raise FormatError(f"no seat {seat} for a bot", "seats")
         normalized = rules.normalize_options(options)
         if seed is None:
             seed = secrets.randbits(63)  # the seed decides the bag: unguessable
@@ -133,7 +138,7 @@ class CommandHandler:
             created_ms = int(self._clock().timestamp() * 1000)
         created_at = datetime.fromtimestamp(created_ms / 1000, UTC).isoformat()
         status = status_of(rules, state)
-        info = new_info(kind, names, normalized, created_ms, created_at, len(events), status)
+        info = new_info(kind, names, normalized, created_ms, created_at, len(events), status, bots)
         envelopes = self._mapper.envelopes(kind, events, meta, created_at)
         self._store.index_game(game_id, created_ms, kind=kind, status=status)
         tokens = {digest: seat for seat, digest in enumerate(token_hashes)}
@@ -152,6 +157,7 @@ class CommandHandler:
         seed: int | None,
         meta: CommandMeta,
         idempotency_key: str | None = None,
+        bots: Mapping[int, BotSeat] | None = None,
     ) -> CreatedGame:
         """Create a game and its seats' tokens (returned once; only hashes are stored).
 
@@ -165,14 +171,19 @@ class CommandHandler:
         if idempotency_key is None:
             tokens = new_tokens(count)
             game = self.create_game(
-                kind, seat_names, options, seed, meta, token_hashes=[hash_token(t) for t in tokens]
+                kind,
+                seat_names,
+                options,
+                seed,
+                meta,
+                token_hashes=[hash_token(t) for t in tokens],
+                bots=bots,
             )
             return CreatedGame(game, tuple(tokens), replayed=False)
-        digest = command_hash(
-            kind,
-            {"seats": list(seat_names), "options": dict(options), "seed": seed},
-            meta.actor,
-        )
+        body: dict[str, Any] = {"seats": list(seat_names), "options": dict(options), "seed": seed}
+        if bots:
+            body["bots"] = {str(seat): bots[seat].to_json() for seat in sorted(bots)}
+        digest = command_hash(kind, body, meta.actor)
         proposal = {
             "hash": digest,
             "game_id": uuid.uuid4().hex,
@@ -194,6 +205,7 @@ class CommandHandler:
                 game_id,
                 token_hashes=[hash_token(t) for t in tokens],
                 created_ms=int(record["created_ms"]),
+                bots=bots,
             )
         except GameExists:
             return CreatedGame(self._repository.get(game_id), tuple(tokens), replayed=True)

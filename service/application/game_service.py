@@ -12,6 +12,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from domain.common.protocol import GameRules
+from service.application.bots import BotSeat
 from service.application.commands import CommandHandler, CommandOutcome, CreatedGame
 from service.application.mapper import CommandMeta, EventMapper, GameInfo, StoredEvent
 from service.application.queries import GameQueries, SnapshotMismatch
@@ -75,6 +76,7 @@ class GameService:
         *,
         token_hashes: Sequence[str] = (),
         created_ms: int | None = None,
+        bots: Mapping[int, BotSeat] | None = None,
     ) -> LoadedGame:
         return self.commands.create_game(
             kind,
@@ -85,6 +87,7 @@ class GameService:
             game_id,
             token_hashes=token_hashes,
             created_ms=created_ms,
+            bots=bots,
         )
 
     def create_seated_game(  # noqa: PLR0917 (CommandHandler.create_seated_game's arguments)
@@ -95,9 +98,10 @@ class GameService:
         seed: int | None,
         meta: CommandMeta,
         idempotency_key: str | None = None,
+        bots: Mapping[int, BotSeat] | None = None,
     ) -> CreatedGame:
         return self.commands.create_seated_game(
-            kind, seat_names, options, seed, meta, idempotency_key
+            kind, seat_names, options, seed, meta, idempotency_key, bots
         )
 
     def handle(

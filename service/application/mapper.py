@@ -12,12 +12,13 @@ from __future__ import annotations
 import json
 import uuid
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from domain.common.codec import TypeRegistry
 from domain.common.errors import FormatError
 from domain.common.protocol import GameRules
+from service.application.bots import BotSeat, bots_field, parse_bots
 from service.events import SERVICE_EVENTS, SERVICE_KIND, GameReverted, UndoAnswered, UndoRequested
 from service.store.port import AppendResult, GameRecord, NewEvent, RecordedEvent
 
@@ -66,6 +67,7 @@ class GameInfo:
     # (version of a GameReverted, the version it went back to), oldest first; None for a
     # game stored before the service kept them (then they are found by reading the log)
     reverts: tuple[tuple[int, int], ...] | None = ()
+    bots: Mapping[int, BotSeat] = field(default_factory=dict)  # seat → its bot (bots.py)
 
 
 class EventMapper:
@@ -162,9 +164,12 @@ def new_info(  # noqa: PLR0917 (the fields of a new game's info)
     created_at: str,
     start_version: int,
     status: str,
+    bots: Mapping[int, BotSeat] | None = None,
 ) -> dict[str, str]:
     """The info record that a game's creation writes."""
+    extra = {"bots": bots_field(bots)} if bots else {}
     return {
+        **extra,
         "kind": kind,
         "seat_names": json.dumps(list(seat_names), ensure_ascii=False),
         "options": json.dumps(dict(options), sort_keys=True, ensure_ascii=False),
@@ -195,6 +200,7 @@ def game_info(record: GameRecord) -> GameInfo:
         start_version=int(fields.get("start_version", "1")),
         created_ms=int(fields.get("created_ms", "0")),
         reverts=_reverts(fields.get("reverts")),
+        bots=parse_bots(fields.get("bots")),
     )
 
 

@@ -25,7 +25,7 @@ from rq.job import Job
 from rq.worker_pool import WorkerPool
 
 from service.config import SettingsError, StoreSettings
-from service.jobs.queues import queue_connection
+from service.jobs.queues import job_queue, queue_connection
 from service.jobs.settings import JobSettings
 
 log = logging.getLogger("tigris.jobs")
@@ -70,6 +70,9 @@ def run_workers(settings: JobSettings | None = None, *, burst: bool = False) -> 
         return 2
     del store  # checked above; each job connects to the store itself (service.jobs.context)
     connection = queue_connection(settings)
+    from service.jobs.sweep import schedule_sweep
+
+    schedule_sweep(job_queue(settings, connection), settings)
     logging.basicConfig(level=os.environ.get("TIGRIS_LOG_LEVEL", "INFO"))
     pool = WorkerPool(
         [settings.queue],

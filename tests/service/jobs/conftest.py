@@ -10,10 +10,15 @@ from dataclasses import dataclass
 
 import pytest
 import redis
+from flask.testing import FlaskClient
 from rq import Queue, SimpleWorker
 
+from service.api import create_app
+from service.application.game_service import GameService, build_service
+from service.config import StoreSettings
 from service.jobs.queues import job_queue, queue_connection
 from service.jobs.settings import JobSettings
+from tests.service.api.conftest import ADMIN_TOKEN
 
 
 @dataclass
@@ -53,3 +58,19 @@ def jobs(job_env: dict[str, str]) -> Iterator[Jobs]:
     connection = queue_connection(settings)
     yield Jobs(settings, job_queue(settings, connection), connection)
     connection.close()
+
+
+@pytest.fixture
+def games(job_env: dict[str, str]) -> Iterator[GameService]:
+    """The application service on this test's keys (as the jobs build it)."""
+    service, connection = build_service(StoreSettings.from_env(job_env))
+    yield service
+    connection.close()
+
+
+@pytest.fixture
+def client(job_env: dict[str, str]) -> Iterator[FlaskClient]:
+    """The HTTP API on this test's keys and queue (Flask's test client)."""
+    app = create_app({"REDIS_URL": job_env["REDIS_URL"], "TIGRIS_ADMIN_TOKEN": ADMIN_TOKEN})
+    with app.test_client() as test_client:
+        yield test_client
