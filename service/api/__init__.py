@@ -28,7 +28,18 @@ from typing import Any
 from flask import Flask
 from werkzeug.routing import BaseConverter
 
-from service.api import background, commands, events, games, ops, problems, streams, undo, views
+from service.api import (
+    background,
+    commands,
+    events,
+    games,
+    ops,
+    problems,
+    streams,
+    undo,
+    views,
+    webhooks,
+)
 from service.api.context import EXTENSION, Services
 from service.api.settings import ApiSettings
 from service.application.game_service import GameService, build_service
@@ -89,7 +100,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
 
     problems.install(app)
     streams.install_transport_errors(app)
-    for module in (ops, games, commands, views, events, streams, undo):
+    for module in (ops, games, commands, views, events, streams, undo, webhooks):
         app.register_blueprint(module.blueprint)
     ops.install_docs(app, spec_doc)
     _install_cors(app, settings)

@@ -11,22 +11,36 @@ from typing import Any
 from flask import Flask, current_app
 
 from service.application.repository import LoadedGame
+from service.config import StoreSettings
 from service.jobs.settings import JobSettings
 from service.jobs.triggers import JobTriggers
+from service.jobs.webhooks import WebhookStore
+from service.store.connect import redis_client
 
 EXTENSION = "tigris.jobs"
 
 
 def install(app: Flask, config: Mapping[str, Any]) -> None:
     env = dict(os.environ)
-    for key in ("REDIS_URL", "RQ_REDIS_URL", "TIGRIS_RQ_QUEUE"):
+    for key in ("REDIS_URL", "RQ_REDIS_URL", "TIGRIS_RQ_QUEUE", "TIGRIS_KEY_PREFIX"):
         if config.get(key):
             env[key] = str(config[key])
     settings = JobSettings.from_env(env)
-    app.extensions[EXTENSION] = JobTriggers(settings) if settings.configured else None
+    store = StoreSettings.from_env(env)
+    if not settings.configured or store.redis_url is None:
+        app.extensions[EXTENSION] = None
+        return
+    client = redis_client(store.redis_url, decode_responses=True)
+    app.extensions[EXTENSION] = JobTriggers(settings, WebhookStore(client, store.key_prefix))
+
+
+def triggers() -> JobTriggers | None:
+    """The app's job triggers (None without a queue Redis)."""
+    found: JobTriggers | None = current_app.extensions.get(EXTENSION)
+    return found
 
 
 def after_change(game: LoadedGame) -> None:
-    triggers: JobTriggers | None = current_app.extensions.get(EXTENSION)
-    if triggers is not None:
-        triggers.after_change(game)
+    found = triggers()
+    if found is not None:
+        found.after_change(game)

@@ -30,7 +30,6 @@ from service.application.bots import BotSeat
 from service.application.mapper import CommandMeta
 from service.application.repository import LoadedGame
 from service.errors import ConcurrencyError, IdempotencyConflict
-from service.jobs.context import job_context
 from service.jobs.queues import enqueue_once
 from service.jobs.settings import JobSettings
 
@@ -115,6 +114,8 @@ def enqueue_bot_moves(queue: Queue, settings: JobSettings, game: LoadedGame) -> 
 def play_bot(game_id: str, version: int, seat: int) -> str:
     """The job: if ``game_id`` is still at ``version`` and awaits the bot of ``seat``, make
     its move. Returns what happened (kept as the job's result)."""
+    from service.jobs.context import job_context
+
     context = job_context()
     game = context.games.load(game_id)
     if game.version != version:
@@ -131,7 +132,7 @@ def play_bot(game_id: str, version: int, seat: int) -> str:
     except (ConcurrencyError, IdempotencyConflict) as exc:
         # Another attempt at this decision won (another worker or an earlier run).
         return f"already decided: {type(exc).__name__}"
-    enqueue_bot_moves(context.queue, context.settings, outcome.game)
+    context.triggers.after_change(outcome.game)
     if outcome.replayed:
         return f"replayed: the move was made at version {outcome.game.version}"
     return f"moved to version {outcome.game.version}"

@@ -13,6 +13,8 @@ from service.application.game_service import GameService, build_service
 from service.config import StoreSettings
 from service.jobs.queues import job_queue
 from service.jobs.settings import JobSettings
+from service.jobs.triggers import JobTriggers
+from service.jobs.webhooks import WebhookStore
 from service.store.connect import StoreConnection
 
 
@@ -22,6 +24,8 @@ class JobContext:
     store: StoreConnection
     settings: JobSettings
     queue: Queue
+    hooks: WebhookStore
+    triggers: JobTriggers
 
 
 _lock = threading.Lock()
@@ -39,6 +43,9 @@ def job_context() -> JobContext:
             if store_settings.redis_url is None:
                 raise RuntimeError("a job needs REDIS_URL (the worker sets it if embedded)")
             games, connection = build_service(store_settings)
-            found = JobContext(games, connection, settings, job_queue(settings))
+            queue = job_queue(settings)
+            hooks = WebhookStore(connection.client, store_settings.key_prefix)
+            triggers = JobTriggers(settings, hooks, queue)
+            found = JobContext(games, connection, settings, queue, hooks, triggers)
             _contexts[key] = found
         return found

@@ -10,6 +10,11 @@
 - ``TIGRIS_RQ_ABANDONED_S`` (15): a job whose worker sent no heartbeat for this long is
   abandoned (retried, or failed when it has no retry left)
 - ``TIGRIS_RQ_MAINTENANCE_S`` (15): seconds between a worker's registry cleanups
+- ``TIGRIS_WEBHOOK_ALLOW_PRIVATE`` (0): allow webhook URLs on loopback, link-local and
+  private addresses (refused by default: server-side request forgery)
+- ``TIGRIS_WEBHOOK_TIMEOUT_S`` (5): how long a delivery may take
+- ``TIGRIS_WEBHOOK_MAX_FAILURES`` (8): consecutive failed deliveries that disable a
+  subscription
 - ``TIGRIS_EMBEDDED_WORKER`` (1): ``python -m service`` on the embedded Redis also runs
   ``python -m service worker`` (``0``: not)
 """
@@ -36,6 +41,9 @@ class JobSettings:
     abandoned_s: int = 15
     maintenance_s: int = 15
     embedded_worker: bool = True
+    webhook_allow_private: bool = False
+    webhook_timeout_s: int = 5
+    webhook_max_failures: int = 8
 
     def __post_init__(self) -> None:
         if self.rq_redis_url is not None and is_cluster_url(self.rq_redis_url):
@@ -53,6 +61,8 @@ class JobSettings:
             ("TIGRIS_JOB_SWEEP_S", self.sweep_s),
             ("TIGRIS_RQ_ABANDONED_S", self.abandoned_s),
             ("TIGRIS_RQ_MAINTENANCE_S", self.maintenance_s),
+            ("TIGRIS_WEBHOOK_TIMEOUT_S", self.webhook_timeout_s),
+            ("TIGRIS_WEBHOOK_MAX_FAILURES", self.webhook_max_failures),
         ):
             if value < 1:
                 raise SettingsError(f"{name} must be >= 1, not {value}")
@@ -76,7 +86,10 @@ class JobSettings:
             sweep_s=_int(env, "TIGRIS_JOB_SWEEP_S", 15),
             abandoned_s=_int(env, "TIGRIS_RQ_ABANDONED_S", 15),
             maintenance_s=_int(env, "TIGRIS_RQ_MAINTENANCE_S", 15),
-            embedded_worker=env.get("TIGRIS_EMBEDDED_WORKER", "1") not in {"0", "false", "no"},
+            embedded_worker=_flag(env, "TIGRIS_EMBEDDED_WORKER", True),
+            webhook_allow_private=_flag(env, "TIGRIS_WEBHOOK_ALLOW_PRIVATE", False),
+            webhook_timeout_s=_int(env, "TIGRIS_WEBHOOK_TIMEOUT_S", 5),
+            webhook_max_failures=_int(env, "TIGRIS_WEBHOOK_MAX_FAILURES", 8),
         )
 
 
@@ -88,6 +101,17 @@ def _int(env: Mapping[str, str], name: str, default: int) -> int:
         return int(raw)
     except ValueError:
         raise SettingsError(f"{name} must be an integer, not {raw!r}") from None
+
+
+def _flag(env: Mapping[str, str], name: str, default: bool) -> bool:
+    raw = env.get(name, "").strip().lower()
+    if raw == "":
+        return default
+    if raw in {"1", "true", "yes"}:
+        return True
+    if raw in {"0", "false", "no"}:
+        return False
+    raise SettingsError(f"{name} must be 1/0, true/false or yes/no, not {raw!r}")
 
 
 def _delays(raw: str | None) -> tuple[int, ...]:

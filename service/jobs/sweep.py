@@ -1,7 +1,7 @@
 """The periodic sweep: every ``TIGRIS_JOB_SWEEP_S`` seconds, one job looks at every active
-game and enqueues the work that is due (a bot seat awaited), in case a process died between
-an append and the enqueue that should follow it. Enqueueing is keyed (``enqueue_once``), so
-work already pending is not queued twice.
+game and enqueues the work that is due (a bot seat awaited, a webhook behind), in case a
+process died between an append and the enqueue that should follow it. Enqueueing is keyed
+(``enqueue_once``), so work already pending is not queued twice.
 
 The sweeps form a chain: a sweep first schedules the next one (job id
 ``sweep-<queue>-<slot>``, the slot being the time divided by the interval; ``unique``, so
@@ -22,6 +22,7 @@ from service.jobs.bots import enqueue_bot_moves
 from service.jobs.context import job_context
 from service.jobs.queues import enqueue_once
 from service.jobs.settings import JobSettings
+from service.jobs.webhooks import enqueue_deliveries
 
 log = logging.getLogger("tigris.jobs.sweep")
 
@@ -48,14 +49,18 @@ def sweep() -> dict[str, int]:
 def sweep_games() -> dict[str, int]:
     context = job_context()
     games = context.games
-    counts = {"games": 0, "bot_moves": 0}
+    counts = {"games": 0, "bot_moves": 0, "deliveries": 0}
     cursor: str | None = None
     while True:
         infos, cursor = games.list_games(status="active", cursor=cursor, limit=PAGE)
         for info in infos:
             counts["games"] += 1
-            if info.bots:
+            subs = context.hooks.of_game(info.game_id)
+            if info.bots or any(s.status == "active" and s.cursor < info.version for s in subs):
                 game = games.load(info.game_id)
                 counts["bot_moves"] += enqueue_bot_moves(context.queue, context.settings, game)
+                counts["deliveries"] += enqueue_deliveries(
+                    context.queue, context.settings, context.hooks, game
+                )
         if cursor is None:
             return counts

@@ -1,5 +1,5 @@
-"""The fast path from a request to its background work: after an append, enqueue what the
-game now needs (a bot seat's move). A failure to enqueue never fails the request (the
+"""The fast path from an append to its background work: enqueue what the game now needs (a
+bot seat's move, webhook deliveries). A failure to enqueue never fails the request (the
 append is done; the periodic sweep enqueues the work later)."""
 
 from __future__ import annotations
@@ -14,14 +14,16 @@ from service.application.repository import LoadedGame
 from service.jobs.bots import awaited_bots, enqueue_bot_moves
 from service.jobs.queues import job_queue
 from service.jobs.settings import JobSettings
+from service.jobs.webhooks import WebhookStore, enqueue_deliveries
 
 log = logging.getLogger("tigris.jobs")
 
 
 class JobTriggers:
-    def __init__(self, settings: JobSettings) -> None:
+    def __init__(self, settings: JobSettings, hooks: WebhookStore, queue: Queue | None = None):
         self.settings = settings
-        self._queue: Queue | None = None
+        self.hooks = hooks
+        self._queue = queue
         self._lock = threading.Lock()
 
     @property
@@ -32,10 +34,11 @@ class JobTriggers:
             return self._queue
 
     def after_change(self, game: LoadedGame) -> None:
-        """Enqueue the moves of the bot seats ``game`` awaits (nothing for other games)."""
-        if not awaited_bots(game):
-            return
+        """Enqueue the moves of the bot seats ``game`` awaits and the deliveries of its
+        webhooks (one read of its subscription set when it has none)."""
         try:
-            enqueue_bot_moves(self.queue, self.settings, game)
+            if awaited_bots(game):
+                enqueue_bot_moves(self.queue, self.settings, game)
+            enqueue_deliveries(self.queue, self.settings, self.hooks, game)
         except (redis.RedisError, OSError) as exc:
-            log.warning("bot move of game %s not enqueued (the sweep will): %s", game.game_id, exc)
+            log.warning("jobs of game %s not enqueued (the sweep will): %s", game.game_id, exc)

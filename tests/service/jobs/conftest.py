@@ -19,6 +19,7 @@ from service.config import StoreSettings
 from service.jobs.queues import job_queue, queue_connection
 from service.jobs.settings import JobSettings
 from tests.service.api.conftest import ADMIN_TOKEN
+from tests.service.jobs.receiver import Receiver, start_receiver
 
 
 @dataclass
@@ -74,3 +75,19 @@ def client(job_env: dict[str, str]) -> Iterator[FlaskClient]:
     app = create_app({"REDIS_URL": job_env["REDIS_URL"], "TIGRIS_ADMIN_TOKEN": ADMIN_TOKEN})
     with app.test_client() as test_client:
         yield test_client
+
+
+@pytest.fixture
+def receiver() -> Iterator[Receiver]:
+    """A real webhook receiver on loopback (``tests.service.jobs.receiver``)."""
+    found, server = start_receiver()
+    yield found
+    server.shutdown()
+    server.server_close()
+
+
+@pytest.fixture
+def loopback_allowed(monkeypatch: pytest.MonkeyPatch, job_env: dict[str, str]) -> dict[str, str]:
+    """Webhooks to loopback allowed (for the receiver), in the API and in the jobs."""
+    monkeypatch.setenv("TIGRIS_WEBHOOK_ALLOW_PRIVATE", "1")
+    return {**job_env, "TIGRIS_WEBHOOK_ALLOW_PRIVATE": "1"}
