@@ -10,6 +10,7 @@ from typing import Any
 
 from flask import Flask, current_app
 
+from service.api.context import services
 from service.application.repository import LoadedGame
 from service.config import StoreSettings
 from service.jobs.settings import JobSettings
@@ -43,4 +44,4 @@ def triggers() -> JobTriggers | None:
 def after_change(game: LoadedGame) -> None:
     found = triggers()
     if found is not None:
-        found.after_change(game)
+        found.after_change(game, services().games)

@@ -14,6 +14,7 @@ from service.api.presenters import game_json, info_json
 from service.api.problems import bad_request, forbidden
 from service.api.schemas import GameCreateSchema, GameListQuerySchema
 from service.application.bots import BotSeat
+from service.application.clocks import ClockSpec
 from service.application.mapper import CommandMeta
 
 blueprint = Blueprint("games", __name__)
@@ -33,8 +34,9 @@ def create_game() -> Response:
     # goes first): see CommandHandler.create_game. With an Idempotency-Key a retry after a
     # lost answer gets the same game and the same tokens back.
     names, bots = seats_and_bots(body["seats"])
+    clock = None if body["clock"] is None else ClockSpec(**body["clock"])
     created = found.games.create_seated_game(
-        body["kind"], names, body["options"], body["seed"], meta, idempotency_key(), bots
+        body["kind"], names, body["options"], body["seed"], meta, idempotency_key(), bots, clock
     )
     game, tokens = created.game, created.tokens
     seats = [

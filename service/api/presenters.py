@@ -8,10 +8,12 @@ game has ended. Service events (undo requests, reverts) are public.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import UTC, datetime
 from typing import Any
 
 from domain.common.codec import JSON
 from service.api.auth import Caller
+from service.application.clocks import ClockReading
 from service.application.game_service import GameService
 from service.application.mapper import GameInfo, StoredEvent
 from service.application.repository import LoadedGame
@@ -43,7 +45,7 @@ def game_json(game: LoadedGame) -> JSON:
         "status": "over" if game.rules.is_over(game.state) else "active",
         "version": game.version,
         "created_at": info.created_at,
-    }
+    } | ({} if info.clock is None else {"clock": info.clock.to_json()})
 
 
 def state_json(game: LoadedGame, caller: Caller, *, public: bool = False) -> JSON:
@@ -155,7 +157,7 @@ def info_json(info: GameInfo) -> JSON:
         "status": info.status,
         "version": info.version,
         "created_at": info.created_at,
-    }
+    } | ({} if info.clock is None else {"clock": info.clock.to_json()})
 
 
 def undo_json(record: UndoRecord, game: LoadedGame) -> JSON:
@@ -173,4 +175,19 @@ def undo_json(record: UndoRecord, game: LoadedGame) -> JSON:
         "awaiting": record.awaiting(len(game.info.seat_names)),
         "requested_at": record.requested_at,
         "applied_at": record.applied_at,
+    }
+
+
+def clock_json(reading: ClockReading) -> JSON:
+    """The awaited seats' remaining time and deadlines (``pending``'s ``clock``)."""
+    return {
+        "since": datetime.fromtimestamp(reading.since, UTC).isoformat(),
+        "seats": [
+            {
+                "seat": seat,
+                "remaining_ms": round(reading.remaining_s[seat] * 1000),
+                "deadline": datetime.fromtimestamp(reading.deadlines[seat], UTC).isoformat(),
+            }
+            for seat in sorted(reading.deadlines)
+        ],
     }

@@ -19,6 +19,7 @@ from domain.bots import BOT_KINDS
 from domain.common.exact import is_int
 from domain.games import all_games
 from service.application.bots import DEFAULT_THINK_MS, MAX_THINK_MS
+from service.application.clocks import EXPIRY_POLICIES, MAX_SECONDS
 from service.store.port import STATUSES
 
 MAX_SEED = 2**53 - 1  # the largest integer every JSON client can represent exactly
@@ -139,6 +140,18 @@ class SeatEntry(fields.Field[Any]):
         return Text(max_length=40).deserialize(value)
 
 
+class ClockSchema(Schema):
+    """A turn clock (``service.application.clocks``): per decision, or a game clock."""
+
+    class Meta:
+        unknown = RAISE
+
+    per_decision_s = StrictInteger(validate=validate.Range(min=1, max=MAX_SECONDS))
+    initial_s = StrictInteger(validate=validate.Range(min=1, max=MAX_SECONDS))
+    increment_s = StrictInteger(validate=validate.Range(min=0, max=MAX_SECONDS), load_default=0)
+    on_expiry = fields.String(validate=validate.OneOf(EXPIRY_POLICIES), load_default="random")
+
+
 class GameCreateSchema(Schema):
     class Meta:
         unknown = RAISE
@@ -153,6 +166,7 @@ class GameCreateSchema(Schema):
     seed = StrictInteger(
         validate=validate.Range(min=0, max=MAX_SEED), load_default=None, allow_none=False
     )
+    clock = fields.Nested(ClockSchema, load_default=None, allow_none=False)
 
 
 class CommandEnvelopeSchema(Schema):

@@ -26,6 +26,7 @@ from typing import Any
 from domain.common.errors import FormatError, RulesError
 from domain.common.protocol import GameRules
 from service.application.bots import BotSeat
+from service.application.clocks import ClockSpec
 from service.application.mapper import (
     CommandMeta,
     EventMapper,
@@ -105,6 +106,7 @@ class CommandHandler:
         token_hashes: Sequence[str] = (),
         created_ms: int | None = None,
         bots: Mapping[int, BotSeat] | None = None,
+        clock: ClockSpec | None = None,
     ) -> LoadedGame:
         """Create a game. ``token_hashes`` (one per seat) are stored in the same atomic write
         as the start events and info (with ``bots``, the seats server-side bots play), so no
@@ -138,7 +140,9 @@ class CommandHandler:
             created_ms = int(self._clock().timestamp() * 1000)
         created_at = datetime.fromtimestamp(created_ms / 1000, UTC).isoformat()
         status = status_of(rules, state)
-        info = new_info(kind, names, normalized, created_ms, created_at, len(events), status, bots)
+        info = new_info(
+            kind, names, normalized, created_ms, created_at, len(events), status, bots, clock
+        )
         envelopes = self._mapper.envelopes(kind, events, meta, created_at)
         self._store.index_game(game_id, created_ms, kind=kind, status=status)
         tokens = {digest: seat for seat, digest in enumerate(token_hashes)}
@@ -158,6 +162,7 @@ class CommandHandler:
         meta: CommandMeta,
         idempotency_key: str | None = None,
         bots: Mapping[int, BotSeat] | None = None,
+        clock: ClockSpec | None = None,
     ) -> CreatedGame:
         """Create a game and its seats' tokens (returned once; only hashes are stored).
 
@@ -178,11 +183,14 @@ class CommandHandler:
                 meta,
                 token_hashes=[hash_token(t) for t in tokens],
                 bots=bots,
+                clock=clock,
             )
             return CreatedGame(game, tuple(tokens), replayed=False)
         body: dict[str, Any] = {"seats": list(seat_names), "options": dict(options), "seed": seed}
         if bots:
             body["bots"] = {str(seat): bots[seat].to_json() for seat in sorted(bots)}
+        if clock is not None:
+            body["clock"] = clock.to_json()
         digest = command_hash(kind, body, meta.actor)
         proposal = {
             "hash": digest,
@@ -206,6 +214,7 @@ class CommandHandler:
                 token_hashes=[hash_token(t) for t in tokens],
                 created_ms=int(record["created_ms"]),
                 bots=bots,
+                clock=clock,
             )
         except GameExists:
             return CreatedGame(self._repository.get(game_id), tuple(tokens), replayed=True)

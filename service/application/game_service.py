@@ -13,6 +13,7 @@ from typing import Any
 
 from domain.common.protocol import GameRules
 from service.application.bots import BotSeat
+from service.application.clocks import ClockSpec
 from service.application.commands import CommandHandler, CommandOutcome, CreatedGame
 from service.application.mapper import CommandMeta, EventMapper, GameInfo, StoredEvent
 from service.application.queries import GameQueries, SnapshotMismatch
@@ -77,6 +78,7 @@ class GameService:
         token_hashes: Sequence[str] = (),
         created_ms: int | None = None,
         bots: Mapping[int, BotSeat] | None = None,
+        clock: ClockSpec | None = None,
     ) -> LoadedGame:
         return self.commands.create_game(
             kind,
@@ -88,6 +90,7 @@ class GameService:
             token_hashes=token_hashes,
             created_ms=created_ms,
             bots=bots,
+            clock=clock,
         )
 
     def create_seated_game(  # noqa: PLR0917 (CommandHandler.create_seated_game's arguments)
@@ -99,9 +102,10 @@ class GameService:
         meta: CommandMeta,
         idempotency_key: str | None = None,
         bots: Mapping[int, BotSeat] | None = None,
+        clock: ClockSpec | None = None,
     ) -> CreatedGame:
         return self.commands.create_seated_game(
-            kind, seat_names, options, seed, meta, idempotency_key, bots
+            kind, seat_names, options, seed, meta, idempotency_key, bots, clock
         )
 
     def handle(

@@ -19,6 +19,7 @@ from domain.common.codec import TypeRegistry
 from domain.common.errors import FormatError
 from domain.common.protocol import GameRules
 from service.application.bots import BotSeat, bots_field, parse_bots
+from service.application.clocks import ClockSpec, clock_field, parse_clock
 from service.events import SERVICE_EVENTS, SERVICE_KIND, GameReverted, UndoAnswered, UndoRequested
 from service.store.port import AppendResult, GameRecord, NewEvent, RecordedEvent
 
@@ -68,6 +69,7 @@ class GameInfo:
     # game stored before the service kept them (then they are found by reading the log)
     reverts: tuple[tuple[int, int], ...] | None = ()
     bots: Mapping[int, BotSeat] = field(default_factory=dict)  # seat → its bot (bots.py)
+    clock: ClockSpec | None = None  # the time control (clocks.py)
 
 
 class EventMapper:
@@ -165,9 +167,12 @@ def new_info(  # noqa: PLR0917 (the fields of a new game's info)
     start_version: int,
     status: str,
     bots: Mapping[int, BotSeat] | None = None,
+    clock: ClockSpec | None = None,
 ) -> dict[str, str]:
     """The info record that a game's creation writes."""
     extra = {"bots": bots_field(bots)} if bots else {}
+    if clock is not None:
+        extra["clock"] = clock_field(clock)
     return {
         **extra,
         "kind": kind,
@@ -201,6 +206,7 @@ def game_info(record: GameRecord) -> GameInfo:
         created_ms=int(fields.get("created_ms", "0")),
         reverts=_reverts(fields.get("reverts")),
         bots=parse_bots(fields.get("bots")),
+        clock=parse_clock(fields.get("clock")),
     )
 
 

@@ -1,7 +1,7 @@
 """The periodic sweep: every ``TIGRIS_JOB_SWEEP_S`` seconds, one job looks at every active
-game and enqueues the work that is due (a bot seat awaited, a webhook behind), in case a
-process died between an append and the enqueue that should follow it. Enqueueing is keyed
-(``enqueue_once``), so work already pending is not queued twice.
+game and enqueues the work that is due (a bot seat awaited, a clock's deadline, a webhook
+behind), in case a process died between an append and the enqueue that should follow it.
+Enqueueing is keyed (``enqueue_once``), so work already pending is not queued twice.
 
 The sweeps form a chain: a sweep first schedules the next one (job id
 ``sweep-<queue>-<slot>``, the slot being the time divided by the interval; ``unique``, so
@@ -19,6 +19,7 @@ from datetime import UTC, datetime
 from rq import Queue
 
 from service.jobs.bots import enqueue_bot_moves
+from service.jobs.clocks import enqueue_deadlines
 from service.jobs.context import job_context
 from service.jobs.queues import enqueue_once
 from service.jobs.settings import JobSettings
@@ -49,15 +50,19 @@ def sweep() -> dict[str, int]:
 def sweep_games() -> dict[str, int]:
     context = job_context()
     games = context.games
-    counts = {"games": 0, "bot_moves": 0, "deliveries": 0}
+    counts = {"games": 0, "bot_moves": 0, "deliveries": 0, "deadlines": 0}
     cursor: str | None = None
     while True:
         infos, cursor = games.list_games(status="active", cursor=cursor, limit=PAGE)
         for info in infos:
             counts["games"] += 1
             subs = context.hooks.of_game(info.game_id)
-            if info.bots or any(s.status == "active" and s.cursor < info.version for s in subs):
+            behind = any(s.status == "active" and s.cursor < info.version for s in subs)
+            if info.bots or info.clock is not None or behind:
                 game = games.load(info.game_id)
+                counts["deadlines"] += enqueue_deadlines(
+                    context.queue, context.settings, games, game
+                )
                 counts["bot_moves"] += enqueue_bot_moves(context.queue, context.settings, game)
                 counts["deliveries"] += enqueue_deliveries(
                     context.queue, context.settings, context.hooks, game

@@ -10,8 +10,10 @@ import threading
 import redis
 from rq import Queue
 
+from service.application.game_service import GameService
 from service.application.repository import LoadedGame
 from service.jobs.bots import awaited_bots, enqueue_bot_moves
+from service.jobs.clocks import enqueue_deadlines
 from service.jobs.queues import job_queue
 from service.jobs.settings import JobSettings
 from service.jobs.webhooks import WebhookStore, enqueue_deliveries
@@ -33,12 +35,15 @@ class JobTriggers:
                 self._queue = job_queue(self.settings)
             return self._queue
 
-    def after_change(self, game: LoadedGame) -> None:
-        """Enqueue the moves of the bot seats ``game`` awaits and the deliveries of its
-        webhooks (one read of its subscription set when it has none)."""
+    def after_change(self, game: LoadedGame, games: GameService) -> None:
+        """Enqueue the moves of the bot seats ``game`` awaits, the deadlines of its clock
+        and the deliveries of its webhooks (one read of its subscription set when it has
+        none)."""
         try:
             if awaited_bots(game):
                 enqueue_bot_moves(self.queue, self.settings, game)
+            if game.info.clock is not None:
+                enqueue_deadlines(self.queue, self.settings, games, game)
             enqueue_deliveries(self.queue, self.settings, self.hooks, game)
         except (redis.RedisError, OSError) as exc:
             log.warning("jobs of game %s not enqueued (the sweep will): %s", game.game_id, exc)

@@ -95,7 +95,7 @@ def main() -> None:
                 command = options[rng.randrange(len(options))]
                 meta = CommandMeta(command_id=f"c{n}", actor=f"seat:{seat}", seat=seat)
                 outcome = games.handle(game.game_id, command, meta=meta)
-                triggers.after_change(outcome.game)
+                triggers.after_change(outcome.game, games)
                 for event in outcome.events:
                     appended[event.version] = datetime.fromisoformat(
                         event.metadata["recorded_at"]
