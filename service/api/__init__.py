@@ -29,6 +29,7 @@ from flask import Flask
 from werkzeug.routing import BaseConverter
 
 from service.api import (
+    audit,
     background,
     commands,
     events,
@@ -100,7 +101,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
 
     problems.install(app)
     streams.install_transport_errors(app)
-    for module in (ops, games, commands, views, events, streams, undo, webhooks):
+    for module in (ops, games, commands, views, events, streams, undo, webhooks, audit):
         app.register_blueprint(module.blueprint)
     ops.install_docs(app, spec_doc)
     _install_cors(app, settings)

@@ -13,12 +13,14 @@ from flask import Flask, current_app
 from service.api.context import services
 from service.application.repository import LoadedGame
 from service.config import StoreSettings
+from service.jobs.audit import AuditLog
 from service.jobs.settings import JobSettings
 from service.jobs.triggers import JobTriggers
 from service.jobs.webhooks import WebhookStore
 from service.store.connect import redis_client
 
 EXTENSION = "tigris.jobs"
+AUDIT_EXTENSION = "tigris.audit"
 
 
 def install(app: Flask, config: Mapping[str, Any]) -> None:
@@ -30,14 +32,22 @@ def install(app: Flask, config: Mapping[str, Any]) -> None:
     store = StoreSettings.from_env(env)
     if not settings.configured or store.redis_url is None:
         app.extensions[EXTENSION] = None
+        app.extensions[AUDIT_EXTENSION] = None
         return
     client = redis_client(store.redis_url, decode_responses=True)
     app.extensions[EXTENSION] = JobTriggers(settings, WebhookStore(client, store.key_prefix))
+    app.extensions[AUDIT_EXTENSION] = AuditLog(client, store.key_prefix)
 
 
 def triggers() -> JobTriggers | None:
     """The app's job triggers (None without a queue Redis)."""
     found: JobTriggers | None = current_app.extensions.get(EXTENSION)
+    return found
+
+
+def audit_log() -> AuditLog | None:
+    """The periodic audit's counters (None without a queue Redis: no audit runs)."""
+    found: AuditLog | None = current_app.extensions.get(AUDIT_EXTENSION)
     return found
 
 

@@ -11,6 +11,7 @@ from rq import Queue
 
 from service.application.game_service import GameService, build_service
 from service.config import StoreSettings
+from service.jobs.audit import AuditLog
 from service.jobs.queues import job_queue
 from service.jobs.settings import JobSettings
 from service.jobs.triggers import JobTriggers
@@ -26,6 +27,7 @@ class JobContext:
     queue: Queue
     hooks: WebhookStore
     triggers: JobTriggers
+    audit: AuditLog
 
 
 _lock = threading.Lock()
@@ -46,6 +48,7 @@ def job_context() -> JobContext:
             queue = job_queue(settings)
             hooks = WebhookStore(connection.client, store_settings.key_prefix)
             triggers = JobTriggers(settings, hooks, queue)
-            found = JobContext(games, connection, settings, queue, hooks, triggers)
+            audit = AuditLog(connection.client, store_settings.key_prefix)
+            found = JobContext(games, connection, settings, queue, hooks, triggers, audit)
             _contexts[key] = found
         return found

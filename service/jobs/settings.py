@@ -15,6 +15,7 @@
 - ``TIGRIS_WEBHOOK_TIMEOUT_S`` (5): how long a delivery may take
 - ``TIGRIS_WEBHOOK_MAX_FAILURES`` (8): consecutive failed deliveries that disable a
   subscription
+- ``TIGRIS_AUDIT_S`` (3600): seconds between two audits of every active game
 - ``TIGRIS_EMBEDDED_WORKER`` (1): ``python -m service`` on the embedded Redis also runs
   ``python -m service worker`` (``0``: not)
 """
@@ -44,6 +45,7 @@ class JobSettings:
     webhook_allow_private: bool = False
     webhook_timeout_s: int = 5
     webhook_max_failures: int = 8
+    audit_s: int = 3600
 
     def __post_init__(self) -> None:
         if self.rq_redis_url is not None and is_cluster_url(self.rq_redis_url):
@@ -63,6 +65,7 @@ class JobSettings:
             ("TIGRIS_RQ_MAINTENANCE_S", self.maintenance_s),
             ("TIGRIS_WEBHOOK_TIMEOUT_S", self.webhook_timeout_s),
             ("TIGRIS_WEBHOOK_MAX_FAILURES", self.webhook_max_failures),
+            ("TIGRIS_AUDIT_S", self.audit_s),
         ):
             if value < 1:
                 raise SettingsError(f"{name} must be >= 1, not {value}")
@@ -90,6 +93,7 @@ class JobSettings:
             webhook_allow_private=_flag(env, "TIGRIS_WEBHOOK_ALLOW_PRIVATE", False),
             webhook_timeout_s=_int(env, "TIGRIS_WEBHOOK_TIMEOUT_S", 5),
             webhook_max_failures=_int(env, "TIGRIS_WEBHOOK_MAX_FAILURES", 8),
+            audit_s=_int(env, "TIGRIS_AUDIT_S", 3600),
         )
 
 

@@ -70,9 +70,12 @@ def run_workers(settings: JobSettings | None = None, *, burst: bool = False) -> 
         return 2
     del store  # checked above; each job connects to the store itself (service.jobs.context)
     connection = queue_connection(settings)
+    from service.jobs.audit import schedule_audit
     from service.jobs.sweep import schedule_sweep
 
-    schedule_sweep(job_queue(settings, connection), settings)
+    queue = job_queue(settings, connection)
+    schedule_sweep(queue, settings)
+    schedule_audit(queue, settings)
     logging.basicConfig(level=os.environ.get("TIGRIS_LOG_LEVEL", "INFO"))
     pool = WorkerPool(
         [settings.queue],
