@@ -8,6 +8,7 @@ import logging
 import threading
 
 import redis
+from redis.exceptions import RedisClusterException
 from rq import Queue
 
 from service.application.game_service import GameService
@@ -45,5 +46,5 @@ class JobTriggers:
             if game.info.clock is not None:
                 enqueue_deadlines(self.queue, self.settings, games, game)
             enqueue_deliveries(self.queue, self.settings, self.hooks, game)
-        except (redis.RedisError, OSError) as exc:
+        except (redis.RedisError, RedisClusterException, OSError) as exc:
             log.warning("jobs of game %s not enqueued (the sweep will): %s", game.game_id, exc)
