@@ -37,8 +37,8 @@ log = logging.getLogger("tigris.jobs.bots")
 
 # The search's playouts per millisecond of think time, per game (the engine's rate on one
 # core, see the README's bot benchmark, with a margin): the think time is a playout count,
-# so a choice does not depend on how busy the machine is; a deadline at twice the think
-# time plus a second caps it on a machine far slower than that.
+# so a choice does not depend on how busy the machine is; a deadline (twice the think time,
+# at least half a second more) caps it on a busy machine: 1 s for the default 500 ms.
 PLAYOUTS_PER_MS = {"board": 0.25, "cards": 0.6}
 JOB_TIMEOUT_MARGIN_S = 30
 
@@ -51,7 +51,8 @@ def bot_seed(game_id: str, version: int, seat: int) -> int:
 
 def bot_budget(kind: str, bot: BotSeat) -> Budget:
     """How long ``bot`` searches: a playout count for its think time, capped by a deadline."""
-    stop_at = time.monotonic() + 2 * bot.think_ms / 1000 + 1.0
+    think_s = bot.think_ms / 1000
+    stop_at = time.monotonic() + max(2 * think_s, think_s + 0.5)
     playouts = max(1, round(bot.think_ms * PLAYOUTS_PER_MS.get(kind, 0.25)))
     return Budget(playouts=playouts, deadline=lambda: time.monotonic() >= stop_at)
 
