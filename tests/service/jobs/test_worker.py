@@ -6,6 +6,7 @@ or ``python -m service`` processes)."""
 from __future__ import annotations
 
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -29,6 +30,7 @@ from service.jobs.settings import JobSettings
 from tests.service.api.conftest import free_port, launch_service, service_env, stop_service
 from tests.service.jobs.conftest import Jobs
 from tests.service.jobs.tasks import fail_times, mark
+from tests.service.jobs.test_bot_workers import kill_family
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -192,6 +194,15 @@ def test_the_run_command_runs_a_worker_beside_the_api_and_stops_both(tmp_path: P
         worker_pids = [w.pid for w in _workers_of(connection, queue_name) if w.pid is not None]
         enqueue_once(job_queue(settings, connection), settings, mark, "beside", "beside", "ok")
         wait_for(lambda: connection.exists("beside") == 1, 30, "the job")
+        # and when that worker dies, the service starts another
+        [pool_pid] = re.findall(r"RQ worker started \(pid (\d+)\)", log.read_text())
+        kill_family(int(pool_pid))
+        wait_for(
+            lambda: bool({w.pid for w in _workers_of(connection, queue_name)} - set(worker_pids)),
+            60,
+            "a new worker",
+        )
+        worker_pids = [w.pid for w in _workers_of(connection, queue_name) if w.pid is not None]
         connection.close()
     finally:
         # when the service stops
