@@ -42,6 +42,14 @@ class TigrisWorker(Worker):
         kwargs.setdefault("worker_ttl", settings.maintenance_s + 15)
         super().__init__(*args, **kwargs)
         self._abandoned_s = settings.abandoned_s
+        # Import the jobs' modules (rules engines, presenters) once here: every job runs in
+        # a fork of this process, which would otherwise import them again for each job.
+        import service.api.presenters
+        import service.jobs.audit
+        import service.jobs.bots
+        import service.jobs.clocks
+        import service.jobs.sweep
+        import service.jobs.webhooks  # noqa: F401
 
     def get_heartbeat_ttl(self, job: Job, working_time: float = 0.0) -> int:
         """How long the job's entry in the started registry lives without a new heartbeat."""
