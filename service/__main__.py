@@ -7,7 +7,10 @@
   it dies) and stopped again on exit. A ``REDIS_URL`` that does not answer or is of the
   wrong kind (a cluster named as a single server or the reverse) stops the start with a
   one-line message and exit status 2.
-- ``worker``: RQ workers for the service's background jobs.
+- ``worker``: RQ workers (with RQ's scheduler) for the service's background jobs, on
+  ``RQ_REDIS_URL`` (default ``REDIS_URL``; without either, the embedded Redis), see
+  ``service.jobs.worker``. ``api`` on the embedded Redis runs one beside it (a child
+  process, restarted if it dies, stopped with the API; ``TIGRIS_EMBEDDED_WORKER=0``: not).
 - ``rebuild-index``: recreate the game listing indexes from the games' info hashes
   (``RedisEventStore.rebuild_index``), on the same Redis the API would use.
 - ``verify RECORD``: check a game record (``GET /games/{id}/record``) offline
@@ -25,10 +28,9 @@ from service.api.server import GunicornServer, gunicorn_options, prepare_metrics
 from service.api.worker import raise_open_files_limit
 from service.config import SettingsError, StoreSettings
 from service.embedded_redis import EmbeddedRedis, RedisSupervisor
+from service.jobs.embedded import WorkerProcess
+from service.jobs.settings import JobSettings
 from service.store.connect import check_store, connect
-
-# Exit status of a command this build cannot run (argparse uses 2 for usage errors too).
-NOT_AVAILABLE = 2
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -72,8 +74,7 @@ def _api_options(parser: argparse.ArgumentParser) -> None:
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if args.command == "worker":
-        print("RQ workers are not available in this build", file=sys.stderr)
-        return NOT_AVAILABLE
+        return run_worker()
     if args.command == "rebuild-index":
         return rebuild_index()
     if args.command == "verify":
@@ -95,6 +96,27 @@ def rebuild_index() -> int:
     return 0
 
 
+def run_worker() -> int:
+    """The RQ workers; with neither ``RQ_REDIS_URL`` nor ``REDIS_URL``, on the embedded Redis
+    (attached to if the API runs on that data directory, else started and stopped again)."""
+    from service.jobs.worker import run_workers
+
+    try:
+        jobs = JobSettings.from_env()
+        settings = StoreSettings.from_env()
+        check_store(settings)
+    except SettingsError as exc:
+        print(f"python -m service worker: {exc}", file=sys.stderr, flush=True)
+        return 2
+    if settings.redis_url or os.environ.get("RQ_REDIS_URL"):
+        return run_workers(jobs)
+    with EmbeddedRedis(
+        settings.redis_dir, binary=settings.redis_server, appendfsync=settings.appendfsync
+    ) as server:
+        os.environ["REDIS_URL"] = server.url
+        return run_workers()
+
+
 def serve_api(args: argparse.Namespace) -> int:
     env = dict(os.environ)
     for name, option in (
@@ -111,6 +133,7 @@ def serve_api(args: argparse.Namespace) -> int:
     try:
         settings = StoreSettings.from_env()
         check_store(settings)
+        jobs = JobSettings.from_env()
     except SettingsError as exc:
         print(f"python -m service: {exc}", file=sys.stderr, flush=True)
         return 2
@@ -127,15 +150,28 @@ def serve_api(args: argparse.Namespace) -> int:
             supervisor = RedisSupervisor(server).start()
     app_config = {"REDIS_URL": os.environ["REDIS_URL"], STORE_CHECKED: True}
     remove_metrics_dir = prepare_metrics_dir()
+    worker = _embedded_worker(server, jobs)
     try:
         GunicornServer(gunicorn_options(env), app_config).run()
     finally:
+        if worker is not None:
+            worker.stop()
         remove_metrics_dir()
         if supervisor is not None:
             supervisor.stop()
         if server is not None:
             server.stop()
     return 0
+
+
+def _embedded_worker(server: EmbeddedRedis | None, jobs: JobSettings) -> WorkerProcess | None:
+    """On the embedded Redis, one ``python -m service worker`` beside the API."""
+    if server is None or not jobs.embedded_worker:
+        return None
+    env = {**os.environ, "REDIS_URL": server.url, "TIGRIS_RQ_WORKERS": "1"}
+    worker = WorkerProcess(env).start()
+    print(f"RQ worker started (pid {worker.pid})", file=sys.stderr, flush=True)
+    return worker
 
 
 if __name__ == "__main__":

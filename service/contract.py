@@ -84,8 +84,9 @@ def _envelope(type_name: str, data: JSON) -> JSON:
             "type": {"type": "string", "const": type_name},
             "actor": {
                 "type": "string",
-                "pattern": "^(seat:[0-3]|admin|system)$",
-                "description": "`seat:<n>`, `admin` or `system`.",
+                "pattern": "^(seat:[0-3]|bot:[0-3]|clock|admin|system)$",
+                "description": "`seat:<n>`, `bot:<n>` (a bot seat's move), `clock` (a move for a "
+                "seat whose time ran out), `admin` or `system`.",
             },
             "seat": {"type": ["integer", "null"], "minimum": 0, "maximum": 3},
             "recorded_at": {"type": ["string", "null"]},

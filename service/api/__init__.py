@@ -33,6 +33,8 @@ from flask import Flask
 from werkzeug.routing import BaseConverter
 
 from service.api import (
+    audit,
+    background,
     commands,
     compression,
     events,
@@ -47,6 +49,7 @@ from service.api import (
     streams,
     undo,
     views,
+    webhooks,
 )
 from service.api.context import EXTENSION, Services
 from service.api.settings import ApiSettings
@@ -115,11 +118,15 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
         settings, on_change=app_metrics.streams_open
     )
     metrics.install(app, app_metrics)
+    background.install(app, config)
 
     logs.install(app, request_lines=logs.request_lines_enabled(config))
     problems.install(app)
     streams.install_transport_errors(app)
-    modules = (ops, games, commands, views, events, streams, undo, records, rules, explanations)
+    modules = (
+        *(ops, games, commands, views, events, streams, undo),
+        *(webhooks, audit, records, rules, explanations),
+    )
     for module in modules:
         app.register_blueprint(module.blueprint)
     ops.install_docs(app, spec_doc)

@@ -7,6 +7,7 @@ from functools import cache
 
 from flask import Blueprint, Response
 
+from service.api.background import after_change
 from service.api.context import caller_for, services
 from service.api.http import (
     expected_version,
@@ -49,6 +50,7 @@ def post_command(game_id: str) -> Response:
         game_id, command, meta=meta, expected_version=expected, idempotency_key=key
     )
     game = outcome.game
+    after_change(game)
     response = json_response(
         {"version": game.version, "events": events_json(outcome.events, caller, game)},
         version=game.version,

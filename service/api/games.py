@@ -3,14 +3,18 @@
 from __future__ import annotations
 
 import uuid
+from typing import Any
 
 from flask import Blueprint, Response
 
+from service.api.background import after_change
 from service.api.context import caller_for, services
 from service.api.http import idempotency_key, json_response, load_body, load_query, request_id
 from service.api.presenters import events_json, game_json, info_json
 from service.api.problems import bad_request, forbidden
 from service.api.schemas import GameCreateSchema, GameListQuerySchema, SeatClaimSchema
+from service.application.bots import BotSeat
+from service.application.clocks import ClockSpec
 from service.application.commands import open_seat_name
 from service.application.lobby import claim_meta
 from service.application.mapper import CommandMeta
@@ -34,9 +38,8 @@ def create_game() -> Response:
     # One atomic write stores the game with its seats' token hashes (and the index entry
     # goes first): see CommandHandler.create_game. With an Idempotency-Key a retry after a
     # lost answer gets the same game and the same tokens back.
-    specs = body["seats"]
-    open_seats = [seat for seat, spec in enumerate(specs) if spec["type"] == "open"]
-    names = [spec["name"] or open_seat_name(seat) for seat, spec in enumerate(specs)]
+    names, bots, open_seats = seats_of(body["seats"])
+    clock = None if body["clock"] is None else ClockSpec(**body["clock"])
     created = found.games.create_seated_game(
         body["kind"],
         names,
@@ -44,6 +47,8 @@ def create_game() -> Response:
         body["seed"],
         meta,
         idempotency_key(),
+        bots,
+        clock,
         open_seats=open_seats,
     )
     game, tokens = created.game, created.tokens
@@ -51,13 +56,33 @@ def create_game() -> Response:
         {"seat": seat, "name": name, "open": True}
         if token is None
         else seat_token_json(seat, name, token)
+        | ({"bot": bots[seat].to_json()} if seat in bots else {})
         for seat, (name, token) in enumerate(zip(names, tokens, strict=True))
     ]
+    after_change(game)
     response = json_response({"game": game_json(game), "seats": seats}, 201, version=game.version)
     response.headers["Location"] = f"/games/{game.game_id}"
     response.headers["Cache-Control"] = "no-store"  # the body holds the secrets
     response.headers["Idempotent-Replayed"] = "true" if created.replayed else "false"
     return response
+
+
+def seats_of(specs: list[dict[str, Any]]) -> tuple[list[str], dict[int, BotSeat], list[int]]:
+    """Seat names, the bot seats and the open seats of a creation body's ``seats``
+    (as ``SeatSpec`` loads them)."""
+    names: list[str] = []
+    bots: dict[int, BotSeat] = {}
+    open_seats: list[int] = []
+    for seat, spec in enumerate(specs):
+        if spec["type"] == "bot":
+            bots[seat] = BotSeat(spec["bot"], spec["think_ms"])
+            names.append(spec["name"] or f"{spec['bot']} bot")
+        elif spec["type"] == "open":
+            open_seats.append(seat)
+            names.append(spec["name"] or open_seat_name(seat))
+        else:
+            names.append(spec["name"])
+    return names, bots, open_seats
 
 
 @blueprint.get("/games")
@@ -95,6 +120,7 @@ def claim_seat(game_id: str, seat: int) -> Response:
         game_id, seat, body["name"], claim_meta(correlation_id, seat), key
     )
     game = claimed.game
+    after_change(game)  # the last claim starts the game: bots, clocks and webhooks follow
     answer = {
         "game": game_json(game),
         "seat": seat_token_json(seat, game.info.seat_names[seat], claimed.token),

@@ -9,10 +9,12 @@ public.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import UTC, datetime
 from typing import Any
 
 from domain.common.codec import JSON
 from service.api.auth import Caller
+from service.application.clocks import ClockReading
 from service.application.game_service import GameService
 from service.application.mapper import GameInfo, StoredEvent
 from service.application.repository import LoadedGame
@@ -28,9 +30,17 @@ def game_json(game: LoadedGame) -> JSON:
     info = game.info
     dynasties = game.rules.dynasties
     seats = [
-        {"seat": seat, "name": name, "open": seat in info.open_seats, "dynasty": dynasties[seat]}
-        if seat < len(dynasties)
-        else {"seat": seat, "name": name, "open": seat in info.open_seats}
+        (
+            {
+                "seat": seat,
+                "name": name,
+                "open": seat in info.open_seats,
+                "dynasty": dynasties[seat],
+            }
+            if seat < len(dynasties)
+            else {"seat": seat, "name": name, "open": seat in info.open_seats}
+        )
+        | bot_json(info, seat)
         for seat, name in enumerate(info.seat_names)
     ]
     status = "open" if info.open_seats else "active"
@@ -44,7 +54,7 @@ def game_json(game: LoadedGame) -> JSON:
         "status": status,
         "version": game.version,
         "created_at": info.created_at,
-    }
+    } | ({} if info.clock is None else {"clock": info.clock.to_json()})
 
 
 def state_json(game: LoadedGame, caller: Caller, *, public: bool = False) -> JSON:
@@ -135,20 +145,26 @@ def command_json(rules_json: JSON) -> JSON:
     return {key: value for key, value in rules_json.items() if key != "seat"}
 
 
+def bot_json(info: GameInfo, seat: int) -> JSON:
+    """``{"bot": {...}}`` for a seat a bot plays, else nothing."""
+    bot = info.bots.get(seat)
+    return {} if bot is None else {"bot": bot.to_json()}
+
+
 def info_json(info: GameInfo) -> JSON:
     """A game of a listing, from its stored info record (no fold needed)."""
     return {
         "game_id": info.game_id,
         "kind": info.kind,
         "seats": [
-            {"seat": seat, "name": name, "open": seat in info.open_seats}
+            {"seat": seat, "name": name, "open": seat in info.open_seats} | bot_json(info, seat)
             for seat, name in enumerate(info.seat_names)
         ],
         "options": dict(info.options),
         "status": info.status,
         "version": info.version,
         "created_at": info.created_at,
-    }
+    } | ({} if info.clock is None else {"clock": info.clock.to_json()})
 
 
 def undo_json(record: UndoRecord, game: LoadedGame) -> JSON:
@@ -166,4 +182,19 @@ def undo_json(record: UndoRecord, game: LoadedGame) -> JSON:
         "awaiting": record.awaiting(len(game.info.seat_names)),
         "requested_at": record.requested_at,
         "applied_at": record.applied_at,
+    }
+
+
+def clock_json(reading: ClockReading) -> JSON:
+    """The awaited seats' remaining time and deadlines (``pending``'s ``clock``)."""
+    return {
+        "since": datetime.fromtimestamp(reading.since, UTC).isoformat(),
+        "seats": [
+            {
+                "seat": seat,
+                "remaining_ms": round(reading.remaining_s[seat] * 1000),
+                "deadline": datetime.fromtimestamp(reading.deadlines[seat], UTC).isoformat(),
+            }
+            for seat in sorted(reading.deadlines)
+        ],
     }

@@ -15,8 +15,11 @@ from typing import Any
 
 from marshmallow import INCLUDE, RAISE, Schema, ValidationError, fields, validate
 
+from domain.bots import BOT_KINDS
 from domain.common.exact import is_int
 from domain.games import all_games
+from service.application.bots import DEFAULT_THINK_MS, MAX_THINK_MS
+from service.application.clocks import EXPIRY_POLICIES, MAX_SECONDS
 from service.store.port import STATUSES
 
 MAX_SEED = 2**53 - 1  # the largest integer every JSON client can represent exactly
@@ -115,6 +118,19 @@ class QueryNumber(fields.Float):
         return float(value)
 
 
+class BotSeatSchema(Schema):
+    """A seat played by a server-side bot (``service.application.bots``)."""
+
+    class Meta:
+        unknown = RAISE
+
+    bot = fields.String(required=True, validate=validate.OneOf(BOT_KINDS))
+    think_ms = StrictInteger(
+        validate=validate.Range(min=0, max=MAX_THINK_MS), load_default=DEFAULT_THINK_MS
+    )
+    name = Text(max_length=40, load_default=None, allow_none=False)
+
+
 class HumanSeatSchema(Schema):
     class Meta:
         unknown = RAISE
@@ -132,13 +148,16 @@ class OpenSeatSchema(Schema):
 
 
 SEAT_TYPES: dict[str, type[Schema]] = {"human": HumanSeatSchema, "open": OpenSeatSchema}
+
 _NAME = Text(max_length=40)
 
 
 class SeatSpec(fields.Field[dict[str, Any]]):
     """One seat of a new game: a name (a named player, whose token comes back at once),
-    ``{"type": "human", "name": …}`` (the same) or ``{"type": "open", "name"?: …}`` (a seat
-    for a player to claim later). Loads as ``{"type": …, "name": str | None}``."""
+    ``{"type": "human", "name": …}`` (the same), ``{"type": "open", "name"?: …}`` (a seat
+    for a player to claim later) or ``{"bot": …, "think_ms"?: …, "name"?: …}`` (a seat a
+    server-side bot plays). Loads as ``{"type": …, "name": str | None}`` (a bot seat with
+    its ``bot`` and ``think_ms`` too)."""
 
     def _deserialize(
         self, value: Any, attr: str | None, data: Any, **kwargs: Any
@@ -146,13 +165,28 @@ class SeatSpec(fields.Field[dict[str, Any]]):
         if isinstance(value, str):  # a bare name: its errors are the seat's own
             return {"type": "human", "name": _NAME.deserialize(value)}
         if not isinstance(value, dict):
-            raise ValidationError("A seat is a name or an object with a 'type'.")
+            raise ValidationError("A seat is a name or an object with a 'type' or a 'bot'.")
+        if "bot" in value and "type" not in value:
+            bot: dict[str, Any] = BotSeatSchema().load(value)
+            return {"type": "bot", **bot}
         kind = value.get("type")
         schema = SEAT_TYPES.get(kind) if isinstance(kind, str) else None
         if schema is None:
             raise ValidationError({"type": [f"Must be one of: {', '.join(SEAT_TYPES)}."]})
         loaded: dict[str, Any] = schema().load(value)
         return loaded
+
+
+class ClockSchema(Schema):
+    """A turn clock (``service.application.clocks``): per decision, or a game clock."""
+
+    class Meta:
+        unknown = RAISE
+
+    per_decision_s = StrictInteger(validate=validate.Range(min=1, max=MAX_SECONDS))
+    initial_s = StrictInteger(validate=validate.Range(min=1, max=MAX_SECONDS))
+    increment_s = StrictInteger(validate=validate.Range(min=0, max=MAX_SECONDS), load_default=0)
+    on_expiry = fields.String(validate=validate.OneOf(EXPIRY_POLICIES), load_default="random")
 
 
 class GameCreateSchema(Schema):
@@ -169,6 +203,7 @@ class GameCreateSchema(Schema):
     seed = StrictInteger(
         validate=validate.Range(min=0, max=MAX_SEED), load_default=None, allow_none=False
     )
+    clock = fields.Nested(ClockSchema, load_default=None, allow_none=False)
 
 
 class CommandEnvelopeSchema(Schema):

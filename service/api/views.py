@@ -7,8 +7,9 @@ from flask import Blueprint, Response
 
 from service.api.context import caller_for, services
 from service.api.http import json_response, not_modified
-from service.api.presenters import command_json, state_json
+from service.api.presenters import clock_json, command_json, state_json
 from service.api.problems import conflict, not_found
+from service.jobs.clocks import clock_reading
 
 blueprint = Blueprint("views", __name__)
 
@@ -46,6 +47,8 @@ def get_pending(game_id: str) -> Response:
         "turn": {"number": number, "seat": active},
         "pending": rules.pending(state),
     }
+    if game.info.clock is not None:
+        body["clock"] = clock_json(clock_reading(services().games, game))
     return json_response(body, version=game.version)
 
 

@@ -30,6 +30,8 @@ from typing import Any
 from domain.common.errors import FormatError, RulesError
 from domain.common.protocol import GameRules
 from service.application import chain
+from service.application.bots import BotSeat
+from service.application.clocks import ClockSpec
 from service.application.mapper import (
     CommandMeta,
     EventMapper,
@@ -132,17 +134,20 @@ class CommandHandler:
         *,
         token_hashes: Sequence[str] = (),
         created_ms: int | None = None,
+        bots: Mapping[int, BotSeat] | None = None,
+        clock: ClockSpec | None = None,
         open_seats: Sequence[int] = (),
     ) -> LoadedGame:
         """Create a game. ``open_seats``: seats left for players to claim (the game's
         status is "open" until every one is claimed; no command is accepted before); their
         entries of ``token_hashes`` are not stored (an open seat's token comes with its
-        claim). ``token_hashes`` (one per seat) are stored in the same atomic
-        write as the start events and info, so no game exists without its seats' tokens;
-        the game is indexed *before* that write, so a game that answers is always listed
-        (an index entry whose game never got written is dropped by ``list_games``).
-        ``created_ms`` fixes the creation time (an idempotent retry keeps its first one).
-        A taken ``game_id`` is ``GameExists``."""
+        claim). ``bots``: the seats server-side bots play; ``clock``: the time control.
+        ``token_hashes`` (one per seat) are stored in the same atomic write as the start
+        events and info, so no game exists without its seats' tokens; the game is indexed
+        *before* that write, so a game that answers is always listed (an index entry whose
+        game never got written is dropped by ``list_games``). ``created_ms`` fixes the
+        creation time (an idempotent retry keeps its first one). A taken ``game_id`` is
+        ``GameExists``."""
         rules = self._repository.rules(kind)
         game_id = uuid.uuid4().hex if game_id is None else check_game_id(game_id)
         names = tuple(seat_names)
@@ -158,6 +163,9 @@ class CommandHandler:
         open_set = frozenset(open_seats)
         if not open_set <= set(range(len(names))):
             raise FormatError(f"open seats {sorted(open_set)} beyond {len(names)} seats", "seats")
+        for seat in bots or {}:
+            if not 0 <= seat < len(names):
+                raise FormatError(f"no seat {seat} for a bot", "seats")
         normalized = rules.normalize_options(options)
         if seed is None:
             seed = secrets.randbits(63)  # the seed decides the bag: unguessable
@@ -170,7 +178,16 @@ class CommandHandler:
         created_at = datetime.fromtimestamp(created_ms / 1000, UTC).isoformat()
         status = "open" if open_set else status_of(rules, state)
         info = new_info(
-            kind, names, normalized, created_ms, created_at, len(events), status, sorted(open_set)
+            kind,
+            names,
+            normalized,
+            created_ms,
+            created_at,
+            len(events),
+            status,
+            sorted(open_set),
+            bots,
+            clock,
         )
         envelopes = self._mapper.envelopes(kind, events, meta, created_at)
         envelopes = with_trails(envelopes, rules.explain(None, events))
@@ -194,6 +211,8 @@ class CommandHandler:
         seed: int | None,
         meta: CommandMeta,
         idempotency_key: str | None = None,
+        bots: Mapping[int, BotSeat] | None = None,
+        clock: ClockSpec | None = None,
         *,
         open_seats: Sequence[int] = (),
     ) -> CreatedGame:
@@ -216,12 +235,18 @@ class CommandHandler:
                 seed,
                 meta,
                 token_hashes=[hash_token(t) for t in tokens],
+                bots=bots,
+                clock=clock,
                 open_seats=open_seats,
             )
             return CreatedGame(game, _named(tokens, open_seats), replayed=False)
         body: dict[str, Any] = {"seats": list(seat_names), "options": dict(options), "seed": seed}
         if open_seats:
             body["open_seats"] = sorted(open_seats)
+        if bots:
+            body["bots"] = {str(seat): bots[seat].to_json() for seat in sorted(bots)}
+        if clock is not None:
+            body["clock"] = clock.to_json()
         digest = command_hash(kind, body, meta.actor)
         proposal = {
             "hash": digest,
@@ -244,6 +269,8 @@ class CommandHandler:
                 game_id,
                 token_hashes=[hash_token(t) for t in tokens],
                 created_ms=int(record["created_ms"]),
+                bots=bots,
+                clock=clock,
                 open_seats=open_seats,
             )
         except GameExists:

@@ -13,6 +13,8 @@ from typing import Any
 
 from domain.common.protocol import GameRules
 from service.application.archive import ExportedRecord, GameArchive
+from service.application.bots import BotSeat
+from service.application.clocks import ClockSpec
 from service.application.commands import CommandHandler, CommandOutcome, CreatedGame
 from service.application.explanations import Explainer, Explanation
 from service.application.lobby import ClaimedSeat, SeatClaims
@@ -98,6 +100,8 @@ class GameService:
         *,
         token_hashes: Sequence[str] = (),
         created_ms: int | None = None,
+        bots: Mapping[int, BotSeat] | None = None,
+        clock: ClockSpec | None = None,
     ) -> LoadedGame:
         return self.commands.create_game(
             kind,
@@ -108,6 +112,8 @@ class GameService:
             game_id,
             token_hashes=token_hashes,
             created_ms=created_ms,
+            bots=bots,
+            clock=clock,
         )
 
     def create_seated_game(  # noqa: PLR0917 (CommandHandler.create_seated_game's arguments)
@@ -118,11 +124,21 @@ class GameService:
         seed: int | None,
         meta: CommandMeta,
         idempotency_key: str | None = None,
+        bots: Mapping[int, BotSeat] | None = None,
+        clock: ClockSpec | None = None,
         *,
         open_seats: Sequence[int] = (),
     ) -> CreatedGame:
         return self.commands.create_seated_game(
-            kind, seat_names, options, seed, meta, idempotency_key, open_seats=open_seats
+            kind,
+            seat_names,
+            options,
+            seed,
+            meta,
+            idempotency_key,
+            bots,
+            clock,
+            open_seats=open_seats,
         )
 
     def handle(

@@ -43,14 +43,16 @@ import re
 import time
 import uuid
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from domain.common.codec import TypeRegistry
 from domain.common.errors import FormatError
 from domain.common.protocol import GameRules
+from service.application.bots import BotSeat, bots_field, parse_bots
 from service.application.chain import COMMAND_KEY, HASH_KEY, TRAIL_KEY
+from service.application.clocks import ClockSpec, clock_field, parse_clock
 from service.events import (
     SERVICE_EVENT_TYPES,
     SERVICE_EVENTS,
@@ -106,6 +108,8 @@ class GameInfo:
     # Seats created open and not claimed yet; the game starts (status "active") once
     # there is none left.
     open_seats: tuple[int, ...] = ()
+    bots: Mapping[int, BotSeat] = field(default_factory=dict)  # seat → its bot (bots.py)
+    clock: ClockSpec | None = None  # the time control (clocks.py)
 
 
 class EventMapper:
@@ -203,10 +207,16 @@ def new_info(  # noqa: PLR0917 (the fields of a new game's info)
     start_version: int,
     status: str,
     open_seats: Sequence[int] = (),
+    bots: Mapping[int, BotSeat] | None = None,
+    clock: ClockSpec | None = None,
 ) -> dict[str, str]:
     """The info record that a game's creation writes."""
+    extra = {"bots": bots_field(bots)} if bots else {}
+    if clock is not None:
+        extra["clock"] = clock_field(clock)
     return {
         "open_seats": open_seats_field(open_seats),
+        **extra,
         "kind": kind,
         "seat_names": json.dumps(list(seat_names), ensure_ascii=False),
         "options": json.dumps(dict(options), sort_keys=True, ensure_ascii=False),
@@ -242,6 +252,8 @@ def game_info(record: GameRecord) -> GameInfo:
         created_ms=int(fields.get("created_ms", "0")),
         reverts=_reverts(fields.get("reverts")),
         open_seats=tuple(json.loads(fields.get("open_seats", "[]"))),
+        bots=parse_bots(fields.get("bots")),
+        clock=parse_clock(fields.get("clock")),
     )
 
 

@@ -82,7 +82,7 @@ def test_every_operation_on_the_store_documents_its_503(
 ) -> None:
     app = app_without_redis
     app.test_client_class = ContractClient  # the 503 must be documented for this operation
-    url = path.format(game_id="a" * 32, version=1, request_id="b" * 32, seat=1)
+    url = path.format(game_id="a" * 32, version=1, request_id="b" * 32, seat=1, webhook_id="c" * 32)
     # Within a game, looking up a seat's token needs Redis already; outside, the admin's
     # token is known without it (and may do everything there).
     token = "seat-" + "x" * 40 if "{game_id}" in path else ADMIN_TOKEN

@@ -1,0 +1,57 @@
+"""The API's side of background jobs: after a request changed a game, enqueue what it now
+needs (``service.jobs.triggers``); without a queue Redis (a cluster ``REDIS_URL`` and no
+``RQ_REDIS_URL``) nothing is enqueued."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from typing import Any
+
+from flask import Flask, current_app
+
+from service.api.context import services
+from service.application.repository import LoadedGame
+from service.config import StoreSettings
+from service.jobs.audit import AuditLog
+from service.jobs.settings import JobSettings
+from service.jobs.triggers import JobTriggers
+from service.jobs.webhooks import WebhookStore
+from service.store.connect import redis_client
+
+EXTENSION = "tigris.jobs"
+AUDIT_EXTENSION = "tigris.audit"
+
+
+def install(app: Flask, config: Mapping[str, Any]) -> None:
+    env = dict(os.environ)
+    for key in ("REDIS_URL", "RQ_REDIS_URL", "TIGRIS_RQ_QUEUE", "TIGRIS_KEY_PREFIX"):
+        if config.get(key):
+            env[key] = str(config[key])
+    settings = JobSettings.from_env(env)
+    store = StoreSettings.from_env(env)
+    if not settings.configured or store.redis_url is None:
+        app.extensions[EXTENSION] = None
+        app.extensions[AUDIT_EXTENSION] = None
+        return
+    client = redis_client(store.redis_url, decode_responses=True)
+    app.extensions[EXTENSION] = JobTriggers(settings, WebhookStore(client, store.key_prefix))
+    app.extensions[AUDIT_EXTENSION] = AuditLog(client, store.key_prefix)
+
+
+def triggers() -> JobTriggers | None:
+    """The app's job triggers (None without a queue Redis)."""
+    found: JobTriggers | None = current_app.extensions.get(EXTENSION)
+    return found
+
+
+def audit_log() -> AuditLog | None:
+    """The periodic audit's counters (None without a queue Redis: no audit runs)."""
+    found: AuditLog | None = current_app.extensions.get(AUDIT_EXTENSION)
+    return found
+
+
+def after_change(game: LoadedGame) -> None:
+    found = triggers()
+    if found is not None:
+        found.after_change(game, services().games)

@@ -1,0 +1,139 @@
+"""Bot seats' moves as jobs.
+
+Whenever a game awaits a seat that a bot plays, a job ``play_bot(game_id, version, seat)``
+computes the bot's command from **that seat's view** (``rules.view(state, seat)``: the bot
+samples what it cannot see, see ``domain.bots``) and submits it through the application
+service as that seat, with the version as the expected one and an idempotency key derived
+from game, version and seat. So duplicate jobs, two workers, or a retry after a worker died
+mid-job, all yield at most one move per decision: the first append wins, and any other
+attempt finds the key used (the same move: replayed), or the game moved on (a version
+conflict, or a different move under the same key): nothing to do.
+
+Jobs are enqueued right after each append that leaves a bot awaited (``enqueue_bot_moves``:
+by the API and by the bot job itself, so bot-only games play to the end on the workers),
+and by the periodic sweep (``service.jobs.sweep``), which re-enqueues what a process that
+died between an append and its enqueue left undone.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import time
+from typing import Any
+
+from rq import Queue
+
+from domain.bots import Budget, choose_command
+from domain.common.protocol import GameRules
+from service.application.bots import BotSeat
+from service.application.mapper import CommandMeta
+from service.application.repository import LoadedGame
+from service.errors import ConcurrencyError, IdempotencyConflict
+from service.jobs.queues import enqueue_once
+from service.jobs.settings import JobSettings
+
+log = logging.getLogger("tigris.jobs.bots")
+
+# The search's playouts per millisecond of think time, per game (the engine's rate on one
+# core, see the README's bot benchmark, with a margin): the think time is a playout count,
+# so a choice does not depend on how busy the machine is; a deadline (twice the think time,
+# at least half a second more) caps it on a busy machine: 1 s for the default 500 ms.
+PLAYOUTS_PER_MS = {"board": 0.25, "cards": 0.6}
+JOB_TIMEOUT_MARGIN_S = 30
+
+
+def bot_seed(game_id: str, version: int, seat: int) -> int:
+    """The bot's own seed for one decision: from what the decision is, never the game's seed."""
+    digest = hashlib.sha256(f"bot:{game_id}:{version}:{seat}".encode()).digest()
+    return int.from_bytes(digest[:8], "big")
+
+
+def bot_budget(kind: str, bot: BotSeat) -> Budget:
+    """How long ``bot`` searches: a playout count for its think time, capped by a deadline."""
+    think_s = bot.think_ms / 1000
+    stop_at = time.monotonic() + max(2 * think_s, think_s + 0.5)
+    playouts = max(1, round(bot.think_ms * PLAYOUTS_PER_MS.get(kind, 0.25)))
+    return Budget(playouts=playouts, deadline=lambda: time.monotonic() >= stop_at)
+
+
+def bot_command(  # noqa: PLR0917 (one decision: where, who, with what)
+    rules: GameRules[Any, Any, Any],
+    state: Any,
+    seat: int,
+    bot: BotSeat,
+    game_id: str,
+    version: int,
+) -> Any:
+    """The command ``bot`` chooses for ``seat`` in ``state`` (a game's, at ``version``),
+    from the seat's view only: the full state goes no further than ``rules.view``."""
+    view = rules.view(state, seat)
+    return choose_command(
+        bot.bot,
+        rules,
+        view,
+        seat=seat,
+        seed=bot_seed(game_id, version, seat),
+        budget=bot_budget(rules.kind, bot),
+    )
+
+
+def idempotency_key_of(version: int, seat: int) -> str:
+    return f"bot-{version}-{seat}"
+
+
+def awaited_bots(game: LoadedGame) -> list[int]:
+    """The bot seats ``game`` awaits now."""
+    if not game.info.bots or game.rules.is_over(game.state):
+        return []
+    return sorted(seat for seat in game.rules.awaited(game.state) if seat in game.info.bots)
+
+
+def job_id_of(game_id: str, version: int, seat: int) -> str:
+    return f"bot-{game_id}-{version}-{seat}"
+
+
+def enqueue_bot_moves(queue: Queue, settings: JobSettings, game: LoadedGame) -> int:
+    """Enqueue a move for every bot seat ``game`` awaits (one job per game, version, seat)."""
+    enqueued = 0
+    for seat in awaited_bots(game):
+        timeout = game.info.bots[seat].think_ms // 1000 + JOB_TIMEOUT_MARGIN_S
+        job = enqueue_once(
+            queue,
+            settings,
+            play_bot,
+            job_id_of(game.game_id, game.version, seat),
+            game.game_id,
+            game.version,
+            seat,
+            timeout_s=timeout,
+        )
+        enqueued += job is not None
+    return enqueued
+
+
+def play_bot(game_id: str, version: int, seat: int) -> str:
+    """The job: if ``game_id`` is still at ``version`` and awaits the bot of ``seat``, make
+    its move. Returns what happened (kept as the job's result)."""
+    from service.jobs.context import job_context
+
+    context = job_context()
+    game = context.games.load(game_id)
+    if game.version != version:
+        return f"moved on: the game is at version {game.version}"
+    if seat not in awaited_bots(game):
+        return f"seat {seat} is not an awaited bot seat"
+    command = bot_command(game.rules, game.state, seat, game.info.bots[seat], game_id, game.version)
+    key = idempotency_key_of(version, seat)
+    meta = CommandMeta(command_id=f"{game_id}-{key}", actor=f"bot:{seat}", seat=seat)
+    try:
+        outcome = context.games.handle(
+            game_id, command, meta=meta, expected_version=version, idempotency_key=key
+        )
+    except (ConcurrencyError, IdempotencyConflict) as exc:
+        # Another attempt at this decision won (another worker or an earlier run).
+        return f"already decided: {type(exc).__name__}"
+    context.triggers.after_change(outcome.game, context.games)
+    if outcome.replayed:
+        return f"replayed: the move was made at version {outcome.game.version}"
+    return f"moved to version {outcome.game.version}"

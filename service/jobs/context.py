@@ -1,0 +1,54 @@
+"""What a job reaches: the application service on the store, and the queue, built from the
+environment once per process (a worker's work horses are forks: redis-py's pools notice the
+new process id and reconnect)."""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+
+from rq import Queue
+
+from service.application.game_service import GameService, build_service
+from service.config import StoreSettings
+from service.jobs.audit import AuditLog
+from service.jobs.queues import job_queue
+from service.jobs.settings import JobSettings
+from service.jobs.triggers import JobTriggers
+from service.jobs.webhooks import WebhookStore
+from service.store.connect import StoreConnection
+
+
+@dataclass
+class JobContext:
+    games: GameService
+    store: StoreConnection
+    settings: JobSettings
+    queue: Queue
+    hooks: WebhookStore
+    triggers: JobTriggers
+    audit: AuditLog
+
+
+_lock = threading.Lock()
+_contexts: dict[tuple[StoreSettings, JobSettings], JobContext] = {}
+
+
+def job_context() -> JobContext:
+    """The context for the current environment's settings (built on first use)."""
+    store_settings = StoreSettings.from_env()
+    settings = JobSettings.from_env()
+    key = (store_settings, settings)
+    with _lock:
+        found = _contexts.get(key)
+        if found is None:
+            if store_settings.redis_url is None:
+                raise RuntimeError("a job needs REDIS_URL (the worker sets it if embedded)")
+            games, connection = build_service(store_settings)
+            queue = job_queue(settings)
+            hooks = WebhookStore(connection.client, store_settings.key_prefix)
+            triggers = JobTriggers(settings, hooks, queue)
+            audit = AuditLog(connection.client, store_settings.key_prefix)
+            found = JobContext(games, connection, settings, queue, hooks, triggers, audit)
+            _contexts[key] = found
+        return found

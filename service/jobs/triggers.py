@@ -1,0 +1,50 @@
+"""The fast path from an append to its background work: enqueue what the game now needs (a
+bot seat's move, webhook deliveries). A failure to enqueue never fails the request (the
+append is done; the periodic sweep enqueues the work later)."""
+
+from __future__ import annotations
+
+import logging
+import threading
+
+import redis
+from redis.exceptions import RedisClusterException
+from rq import Queue
+
+from service.application.game_service import GameService
+from service.application.repository import LoadedGame
+from service.jobs.bots import awaited_bots, enqueue_bot_moves
+from service.jobs.clocks import enqueue_deadlines
+from service.jobs.queues import job_queue
+from service.jobs.settings import JobSettings
+from service.jobs.webhooks import WebhookStore, enqueue_deliveries
+
+log = logging.getLogger("tigris.jobs")
+
+
+class JobTriggers:
+    def __init__(self, settings: JobSettings, hooks: WebhookStore, queue: Queue | None = None):
+        self.settings = settings
+        self.hooks = hooks
+        self._queue = queue
+        self._lock = threading.Lock()
+
+    @property
+    def queue(self) -> Queue:
+        with self._lock:
+            if self._queue is None:
+                self._queue = job_queue(self.settings)
+            return self._queue
+
+    def after_change(self, game: LoadedGame, games: GameService) -> None:
+        """Enqueue the moves of the bot seats ``game`` awaits, the deadlines of its clock
+        and the deliveries of its webhooks (one read of its subscription set when it has
+        none)."""
+        try:
+            if awaited_bots(game):
+                enqueue_bot_moves(self.queue, self.settings, game)
+            if game.info.clock is not None:
+                enqueue_deadlines(self.queue, self.settings, games, game)
+            enqueue_deliveries(self.queue, self.settings, self.hooks, game)
+        except (redis.RedisError, RedisClusterException, OSError) as exc:
+            log.warning("jobs of game %s not enqueued (the sweep will): %s", game.game_id, exc)

@@ -1,0 +1,205 @@
+"""Bot seats: created through the API, played by jobs on a real RQ worker (in-process
+``SimpleWorker``) against the real Redis; one move per decision whatever the duplicates;
+bot-only games to the end; a bot decides from its seat's view only, on the job path too."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import pytest
+from flask.testing import FlaskClient
+
+from domain.games import all_games
+from service.application.bots import BotSeat
+from service.application.game_service import GameService
+from service.application.mapper import CommandMeta, StoredEvent
+from service.events import SERVICE_KIND
+from service.jobs.bots import bot_command, job_id_of, play_bot
+from service.jobs.sweep import sweep
+from tests.bots.positions import GAMES, sample_positions, scramble
+from tests.service.api.conftest import admin
+from tests.service.jobs.conftest import Jobs
+
+SYSTEM = CommandMeta(command_id="test", actor="system", seat=None)
+# Seeds of two-player games that seat 0 begins.
+SEAT_0_STARTS = {"board": 2, "cards": 5}
+
+
+def create(
+    client: FlaskClient, kind: str, seats: list[Any], seed: int | None = None
+) -> dict[str, Any]:
+    body: dict[str, Any] = {"kind": kind, "seats": seats}
+    headers: dict[str, str] = {}
+    if seed is not None:
+        body["seed"] = seed
+        headers = admin()
+    response = client.post("/games", json=body, headers=headers)
+    assert response.status_code == 201, response.get_json()
+    created: dict[str, Any] = response.get_json()
+    return created
+
+
+def commands_of(events: list[StoredEvent]) -> list[tuple[str, int, str]]:
+    """(command id, version before it, actor) of each command's block of events."""
+    blocks: list[tuple[str, int, str]] = []
+    seen: set[str] = set()
+    for event in events:
+        command_id = str(event.metadata["command_id"])
+        if command_id not in seen:
+            seen.add(command_id)
+            blocks.append((command_id, event.version - 1, str(event.metadata["actor"])))
+        else:
+            assert blocks[-1][0] == command_id, "a command's events are not consecutive"
+    return blocks
+
+
+def assert_one_move_per_decision(games: GameService, game_id: str) -> int:
+    """Every bot command is keyed by the version it was decided at, and each such key shows
+    up once: no decision was applied twice. Returns the number of bot moves."""
+    game = games.load(game_id)
+    events = games.events(game_id, game.info.start_version)
+    moves = 0
+    for command_id, before, actor in commands_of(events):
+        if actor.startswith("bot:"):
+            seat = int(actor.partition(":")[2])
+            assert command_id == f"{game_id}-bot-{before}-{seat}"
+            moves += 1
+    return moves
+
+
+def test_a_game_seats_bots_and_says_which(client: FlaskClient) -> None:
+    created = create(client, "cards", ["Ann", {"bot": "mcts", "think_ms": 50}])
+    seats = created["seats"]
+    assert "bot" not in seats[0]
+    assert seats[1]["name"] == "mcts bot" and seats[1]["bot"] == {"bot": "mcts", "think_ms": 50}
+    game = client.get(f"/games/{created['game']['game_id']}").get_json()
+    assert game["seats"][1]["bot"] == {"bot": "mcts", "think_ms": 50}
+    named = create(client, "board", [{"bot": "greedy", "name": "Gilgamesh"}, "Bob"])
+    assert named["seats"][0]["name"] == "Gilgamesh"
+    assert named["seats"][0]["bot"] == {"bot": "greedy", "think_ms": 500}
+
+
+@pytest.mark.parametrize(
+    "seat",
+    [
+        {"bot": "smart"},
+        {"bot": "mcts", "think_ms": 1.5},
+        {"bot": "mcts", "think_ms": 10_001},
+        {"bot": "random", "colour": "red"},
+        {"think_ms": 100},
+        {"bot": "random", "name": "two\nlines"},
+        {"bot": "random", "name": None},
+    ],
+)
+def test_a_bad_bot_seat_is_refused_and_creates_nothing(
+    client: FlaskClient, games: GameService, seat: dict[str, Any]
+) -> None:
+    response = client.post("/games", json={"kind": "board", "seats": ["Ann", seat]})
+    assert response.status_code == 422, response.get_json()
+    assert response.get_json()["field"].startswith("seats")
+    assert games.list_games()[0] == []
+
+
+def test_a_bot_awaited_at_creation_moves_through_its_job(
+    client: FlaskClient, games: GameService, jobs: Jobs
+) -> None:
+    # given a board game whose first seat is a bot
+    created = create(client, "board", [{"bot": "greedy"}, "Bob"], SEAT_0_STARTS["board"])
+    game_id = created["game"]["game_id"]
+    start = created["game"]["version"]
+    # then its move is queued at once
+    assert jobs.queue.job_ids == [job_id_of(game_id, start, 0)]
+    # when a worker runs the jobs
+    jobs.run()
+    # then the bot played its turn, as itself, from version to version, until Bob is awaited
+    game = games.load(game_id)
+    assert game.version > start
+    assert game.rules.awaited(game.state) == frozenset({1})
+    assert assert_one_move_per_decision(games, game_id) >= 1
+    events = games.events(game_id, start)
+    assert all(e.metadata["actor"] == "bot:0" for e in events)
+
+
+def test_duplicate_jobs_make_one_move(games: GameService, jobs: Jobs) -> None:
+    # given a card game awaiting its bot, and three jobs for that very decision
+    game = games.create_game(
+        "cards", ["bot", "Bob"], {}, SEAT_0_STARTS["cards"], SYSTEM, bots={0: BotSeat("random")}
+    )
+    for n in range(3):
+        jobs.queue.enqueue(play_bot, game.game_id, game.version, 0, job_id=f"dup-{n}")
+    # when a worker runs them all
+    jobs.run()
+    # then the decision was made once: the first job moved, the others found it made
+    results = [jobs.queue.fetch_job(f"dup-{n}") for n in range(3)]
+    outcomes = [str(job.return_value()) for job in results if job is not None]
+    assert outcomes[0].startswith("moved to version")
+    assert all(o.startswith(("moved on", "replayed", "already")) for o in outcomes[1:])
+    assert assert_one_move_per_decision(games, game.game_id) >= 1
+    first = games.events(game.game_id, game.version)[0]
+    assert first.metadata["command_id"] == f"{game.game_id}-bot-{game.version}-0"
+
+
+def test_the_sweep_enqueues_a_bot_move_that_no_request_enqueued(
+    games: GameService, jobs: Jobs
+) -> None:
+    # given a game created without the API (nothing was enqueued), awaiting its bot
+    game = games.create_game(
+        "board", ["bot", "Bob"], {}, SEAT_0_STARTS["board"], SYSTEM, bots={0: BotSeat("random")}
+    )
+    assert jobs.queue.count == 0
+    # when the sweep runs
+    jobs.queue.enqueue(sweep, job_id="sweep-now")
+    jobs.run()
+    # then the bot moved, and the next sweep is scheduled
+    assert games.load(game.game_id).version > game.version
+    assert any(j.startswith("sweep-") for j in jobs.queue.scheduled_job_registry.get_job_ids())
+
+
+def domain_events(events: list[StoredEvent]) -> list[Any]:
+    return [e.event for e in events if not e.type.startswith(SERVICE_KIND + ".")]
+
+
+@pytest.mark.parametrize(
+    ("kind", "bots"),
+    [
+        ("board", {0: BotSeat("greedy"), 1: BotSeat("random")}),
+        ("cards", {0: BotSeat("greedy"), 1: BotSeat("greedy")}),
+    ],
+)
+def test_a_bot_only_game_runs_to_the_end_on_the_workers(
+    games: GameService, jobs: Jobs, kind: str, bots: dict[int, BotSeat]
+) -> None:
+    # given a game where every seat is a bot
+    created = games.create_game(kind, ["a", "b"], {}, 11, SYSTEM, bots=bots)
+    jobs.queue.enqueue(sweep, job_id="sweep-now")  # the first move, as the API would
+    # when the workers run until nothing is left to do
+    jobs.run()
+    # then the game is over, and its stored result is the domain's fold of its events
+    game = games.load(created.game_id)
+    rules = all_games()[kind]
+    assert game.info.status == "over" and rules.is_over(game.state)
+    folded = rules.fold(domain_events(games.events(created.game_id, 0)))
+    assert rules.is_over(folded)
+    assert rules.result(folded) == rules.result(game.state)
+    assert assert_one_move_per_decision(games, created.game_id) > 20
+
+
+@pytest.mark.parametrize("bot", ["random", "greedy", "mcts"])
+@pytest.mark.parametrize("game", sorted(GAMES))
+def test_the_job_decides_from_the_seat_view_only(game: str, bot: str) -> None:
+    # given positions, and for each another one its awaited seat cannot tell from it
+    rules = GAMES[game]
+    rng = random.Random(5)
+    positions = sample_positions(rules, range(2, 3), per_kind=2, every=120)
+    seat_bot = BotSeat(bot, think_ms=40)
+    for i, state in enumerate(positions):
+        seat = min(rules.awaited(state))
+        scrambled = scramble(rules, state, seat, rng)
+        assert rules.view(scrambled, seat) == rules.view(state, seat)
+        # when the job's decision runs in each
+        here = bot_command(rules, state, seat, seat_bot, "g", i)
+        there = bot_command(rules, scrambled, seat, seat_bot, "g", i)
+        # then it chooses the same command, a legal one
+        assert here == there
+        assert rules.decide(state, here)
