@@ -47,7 +47,7 @@ def explanation_json(found: Explanation, caller: Caller) -> dict[str, Any]:
         "version": found.event.version,
         "type": found.event.type,
         "command_version": found.command_version,
-        "command": None if command is None else command_json(command),
+        "command": None if command is None else _command(command),
         "actor": str(metadata.get("actor", "system")),
         "seat": seat if isinstance(seat, int) else None,
         "recorded_at": metadata.get("recorded_at"),
@@ -61,3 +61,11 @@ def explanation_json(found: Explanation, caller: Caller) -> dict[str, Any]:
         "alternatives": alternatives,
         "complete": complete,
     }
+
+
+def _command(command: dict[str, Any]) -> dict[str, Any]:
+    """A game command as a client sends it (its seat comes from the token); the service's
+    own commands as recorded (a claim's ``seat`` is the seat it claims)."""
+    if command.get("type") in SERVICE_COMMANDS or command.get("type") == CREATE_GAME:
+        return dict(command)
+    return command_json(command)

@@ -55,7 +55,9 @@ def import_game() -> Response:
         raise ApiProblem(422, "record-incomplete", "The record is redacted", str(exc)) from None
     game, tokens = created.game, created.tokens
     seats = [
-        {"seat": seat, "name": name, "token": token, "authorization": f"Bearer {token}"}
+        {"seat": seat, "name": name, "open": True}  # still to claim, as the record ends
+        if token is None
+        else {"seat": seat, "name": name, "token": token, "authorization": f"Bearer {token}"}
         for seat, (name, token) in enumerate(zip(game.info.seat_names, tokens, strict=True))
     ]
     response = json_response({"game": game_json(game), "seats": seats}, 201, version=game.version)

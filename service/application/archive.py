@@ -54,7 +54,7 @@ class GameArchive:
         complete = admin or rules.is_over(game.state)
         raw = self._store.read_range(game_id, 1, game.version)
         stored = [self._mapper.decode(game.kind, r) for r in raw]
-        start = chain.genesis(game_id, game.kind, info.seat_names, info.options)
+        start = self._repository.genesis_of(game, stored[0].metadata if stored else None)
         hashes = chain.links(
             start,
             (
@@ -78,6 +78,7 @@ class GameArchive:
                 complete,
                 len(stored),
                 hashes[-1],
+                start,
             )
         ]
         for raw_event, event, hash_hex in zip(raw, stored, hashes, strict=True):
@@ -113,7 +114,11 @@ class GameArchive:
         created_ms = int(self._clock().timestamp() * 1000)
         created_at = datetime.fromtimestamp(created_ms / 1000, UTC).isoformat()
         envelopes: list[NewEvent] = []
-        prev = chain.genesis(game_id, kind, seats, options)
+        # The new game's genesis, as every game's, from the names it was created with (the
+        # record's CreateGame); its info has the current ones (the header's, which the
+        # verification checked against the creation and the claims).
+        created_with = chain.creation_seats({"command": verified.events[0]["command"]}, seats)
+        prev = chain.genesis(game_id, kind, created_with, options)
         for line in verified.events:
             metadata = {
                 **line["meta"],
@@ -121,16 +126,28 @@ class GameArchive:
                 "imported_by": meta.command_id,
             }
             envelope = NewEvent(line["type"], line["schema"], line["data"], metadata)
-            sealed, prev = chain.chained([envelope], line["version"], prev, line["command"])
+            sealed, prev = self._mapper.sealed(
+                [envelope], None, line["version"], prev, line["command"]
+            )
             envelopes += sealed
-        status = "over" if rules.is_over(verified.state) else "active"
+        open_seats = verified.open_seats
+        status = "open" if open_seats else "over" if rules.is_over(verified.state) else "active"
         info = new_info(
-            kind, seats, options, created_ms, created_at, verified.start_version, status
+            kind,
+            seats,
+            options,
+            created_ms,
+            created_at,
+            verified.start_version,
+            status,
+            open_seats,
         )
         info["reverts"] = reverts_field(verified.reverts)
         info["imported_from"] = f"{header['game_id']}@{header['head']}"
         tokens = new_tokens(len(seats))
-        token_hashes = {hash_token(token): seat for seat, token in enumerate(tokens)}
+        token_hashes = {
+            hash_token(token): seat for seat, token in enumerate(tokens) if seat not in open_seats
+        }
         self._store.index_game(game_id, created_ms, kind=kind, status=status)
         result = self._store.append(game_id, envelopes, 0, info=info, seat_tokens=token_hashes)
         game = LoadedGame(
@@ -143,7 +160,8 @@ class GameArchive:
             head=prev,
         )
         self._repository.remember(game)
-        return CreatedGame(game, tuple(tokens), replayed=False)
+        named = tuple(None if seat in open_seats else t for seat, t in enumerate(tokens))
+        return CreatedGame(game, named, replayed=False)
 
 
 def _visible_command(

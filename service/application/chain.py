@@ -8,7 +8,10 @@ our events hold (strings, booleans, null, integers, arrays, objects with ASCII k
 that integers beyond ±2^53 (a game's 63-bit seed) are written exactly, where JCS refuses them.
 
 **Genesis**: ``sha256(canonical({"format", "game_id", "kind", "seats", "options"}))`` in hex:
-the game's identity, so a record's header is bound to its first event.
+the game's identity, so a record's header is bound to its first event. ``seats`` are the
+names the game was *created* with (those of its ``CreateGame`` command, ``creation_seats``),
+never the current ones: a claim in the lobby renames a seat, and the genesis stays the same
+for the game's whole life.
 
 **Link** of the event at version ``v``: ``sha256(canonical({"prev": <hash of v-1, or the
 genesis>, "version": v, "type": <stored type name>, "schema": <stored schema version>,
@@ -18,7 +21,9 @@ hash stays true however the event's schema moves on. The hashed metadata are the
 ``HASHED_META`` that the event has (who, when, which command, the rule trail); other
 metadata (added later, or the hash itself) are not part of the link.
 
-The chain is computed where appends are decided (``CommandHandler.append``): the game as
+The chain is computed where appends are decided (``CommandHandler.append``, the lobby's
+claim, the import), always by ``EventMapper.sealed``, over the full (decoded) metadata
+that is then encoded for the store: the game as
 loaded knows its last hash (``LoadedGame.head``), and the append's expected-version check
 proves that event is still the last one, so each event's hash is stored in its metadata by
 the same atomic append. Events stored before hashes were kept have none: their links are
@@ -32,8 +37,6 @@ import hashlib
 import json
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
-
-from service.store.port import NewEvent
 
 RECORD_FORMAT = "tigris-record/1"
 HASH_KEY = "hash"  # the metadata key of an event's link
@@ -67,6 +70,18 @@ def genesis(game_id: str, kind: str, seats: Sequence[str], options: Mapping[str,
         "options": dict(options),
     }
     return sha256_hex(canonical(core))
+
+
+def creation_seats(first: Mapping[str, Any] | None, current: Sequence[str]) -> list[str]:
+    """The seat names a game was created with: those of the ``CreateGame`` command in the
+    full metadata ``first`` of its first event; ``current`` (the info's names) for a game
+    stored before commands were recorded."""
+    command = None if first is None else first.get(COMMAND_KEY)
+    if isinstance(command, Mapping):
+        seats = command.get("seats")
+        if isinstance(seats, list) and all(isinstance(name, str) for name in seats):
+            return list(seats)
+    return list(current)
 
 
 def hashed_meta(metadata: Mapping[str, Any]) -> dict[str, Any]:
@@ -107,27 +122,6 @@ def link_of(  # noqa: PLR0917 (the parts of one link)
     """``link`` of an event whose command (if any) sits in its ``metadata``."""
     command = metadata.get(COMMAND_KEY)
     return link(prev, version, type_name, schema, data, metadata, command)
-
-
-def chained(
-    envelopes: Sequence[NewEvent],
-    first_version: int,
-    prev: str,
-    command: Mapping[str, Any] | None,
-) -> tuple[list[NewEvent], str]:
-    """``envelopes`` (to be appended at ``first_version``...) with ``command`` on the first
-    and each one's hash in its metadata; and the new head (the last hash)."""
-    out: list[NewEvent] = []
-    for n, envelope in enumerate(envelopes):
-        metadata = dict(envelope.metadata)
-        if n == 0 and command is not None:
-            metadata[COMMAND_KEY] = dict(command)
-        prev = link_of(
-            prev, first_version + n, envelope.type, envelope.schema_version, metadata, envelope.data
-        )
-        metadata[HASH_KEY] = prev
-        out.append(NewEvent(envelope.type, envelope.schema_version, envelope.data, metadata))
-    return out, prev
 
 
 def links(

@@ -40,7 +40,6 @@ from service.application.mapper import (
     game_info,
     new_info,
     reverts_field,
-    with_trails,
 )
 from service.application.observer import UNKNOWN, NullObserver, Observer, outcome_of
 from service.application.record import CREATE_GAME
@@ -86,11 +85,20 @@ def command_hash(kind: str, command_json: Mapping[str, Any], actor: str) -> str:
 
 
 def create_command(
-    seat_names: Sequence[str], options: Mapping[str, Any], seed: int
+    seat_names: Sequence[str],
+    options: Mapping[str, Any],
+    seed: int,
+    open_seats: Sequence[int] = (),
 ) -> dict[str, Any]:
     """What a game's start events are recorded as coming from (the seed is the setup
-    event's; a record shown while the game runs leaves it out)."""
-    return {"type": CREATE_GAME, "seats": list(seat_names), "options": dict(options), "seed": seed}
+    event's; a record shown while the game runs leaves it out); ``open_seats``, the seats
+    left to claim in the lobby, only when there are any."""
+    command: dict[str, Any] = {"type": CREATE_GAME, "seats": list(seat_names)}
+    command["options"] = dict(options)
+    command["seed"] = seed
+    if open_seats:
+        command["open_seats"] = sorted(open_seats)
+    return command
 
 
 def status_of(rules: GameRules[Any, Any, Any], state: Any) -> str:
@@ -190,10 +198,11 @@ class CommandHandler:
             clock,
         )
         envelopes = self._mapper.envelopes(kind, events, meta, created_at)
-        envelopes = with_trails(envelopes, rules.explain(None, events))
-        creation = create_command(names, normalized, seed)
-        start = chain.genesis(game_id, kind, names, normalized)
-        envelopes, head = chain.chained(envelopes, 1, start, creation)
+        creation = create_command(names, normalized, seed, sorted(open_set))
+        start = chain.genesis(game_id, kind, names, normalized)  # the names given here
+        envelopes, head = self._mapper.sealed(
+            envelopes, rules.explain(None, events), 1, start, creation
+        )
         self._store.index_game(game_id, created_ms, kind=kind, status=status)
         tokens = {digest: seat for seat, digest in enumerate(token_hashes) if seat not in open_set}
         try:
@@ -409,9 +418,8 @@ class CommandHandler:
             raise GameNotStarted(game.game_id, game.info.open_seats)
         recorded_at = meta.recorded_at or self._clock().astimezone(UTC).isoformat()
         envelopes = self._mapper.envelopes(game.kind, events, meta, recorded_at)
-        envelopes = with_trails(envelopes, trails)
         prev = self._repository.head_of(game)
-        envelopes, head = chain.chained(envelopes, game.version + 1, prev, command)
+        envelopes, head = self._mapper.sealed(envelopes, trails, game.version + 1, prev, command)
         status = status_of(game.rules, state)
         info_fields = {"status": status, "updated_at": recorded_at}
         reverts = game.info.reverts

@@ -2,13 +2,14 @@
 
 A game may be created with open seats (``CommandHandler.create_game``'s ``open_seats``):
 its status is "open" and it accepts no command until every seat is claimed. A claim is
-one append to the game's stream: a ``service.SeatClaimed`` event, with the new seat
-token's hash and the info fields it changes (seat names, open seats, status, and, with
-the last claim, the start version, before which no undo reaches), checked against the
-version at which the seat was seen open. Two claims racing for one seat both name that
-version; the store's script admits one and refuses the other as stale, whose retry then
-finds the seat taken (``SeatNotOpen``). Claims of different seats that race simply
-retry at the next version.
+one append to the game's stream: a ``service.SeatClaimed`` event (recorded, like every
+command's events, with its command ``ClaimSeat`` and its link in the game's hash chain),
+with the new seat token's hash and the info fields it changes (seat names, open seats,
+status, and, with the last claim, the start version, before which no undo reaches),
+checked against the version at which the seat was seen open. Two claims racing for one
+seat both name that version; the store's script admits one and refuses the other as
+stale, whose retry then finds the seat taken (``SeatNotOpen``). Claims of different seats
+that race simply retry at the next version.
 
 With an ``Idempotency-Key`` a claim is safe to retry: the first attempt keeps a salt and
 the claim's hash under the key (``EventStore.reserve_creation``, for the idempotency
@@ -24,6 +25,7 @@ import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import Any
 
 from domain.common.errors import FormatError
 from service.application.commands import command_hash, status_of
@@ -34,6 +36,7 @@ from service.application.mapper import (
     StoredEvent,
     open_seats_field,
 )
+from service.application.record import CLAIM_SEAT
 from service.application.repository import GameRepository, LoadedGame
 from service.application.tokens import derived_token, hash_token, new_salt, new_tokens
 from service.errors import (
@@ -184,6 +187,12 @@ class SeatClaims:
             start_version = version  # the game starts here: no undo reaches before it
             fields["start_version"] = str(version)
         envelopes = self._mapper.envelopes(game.kind, [event], meta, recorded_at)
+        # Recorded and chained like any command's events: the claim is the service's own
+        # command (``ClaimSeat``), which the record's verification re-derives the event from.
+        prev = self._repository.head_of(game)
+        envelopes, head = self._mapper.sealed(
+            envelopes, None, version, prev, claim_command(seat, name)
+        )
         created_ms = info.created_ms
         if status != info.status:  # indexed before it is true, unindexed after (as appends)
             self._store.index_game(game.game_id, created_ms, kind=game.kind, status=status)
@@ -225,6 +234,7 @@ class SeatClaims:
             result.last,
             after_info,
             game.snapshot_version,
+            head,
         )
         self._repository.remember(after)
         stored = self._mapper.appended(game.game_id, result, envelopes, [event])
@@ -233,6 +243,11 @@ class SeatClaims:
 
 def _names_field(names: tuple[str, ...]) -> str:
     return json.dumps(list(names), ensure_ascii=False)
+
+
+def claim_command(seat: int, name: str) -> dict[str, Any]:
+    """What a claim's ``service.SeatClaimed`` is recorded as coming from."""
+    return {"type": CLAIM_SEAT, "seat": seat, "name": name}
 
 
 def claim_meta(correlation_id: str | None, seat: int) -> CommandMeta:

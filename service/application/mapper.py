@@ -51,7 +51,7 @@ from domain.common.codec import TypeRegistry
 from domain.common.errors import FormatError
 from domain.common.protocol import GameRules
 from service.application.bots import BotSeat, bots_field, parse_bots
-from service.application.chain import COMMAND_KEY, HASH_KEY, TRAIL_KEY
+from service.application.chain import COMMAND_KEY, HASH_KEY, TRAIL_KEY, link_of
 from service.application.clocks import ClockSpec, clock_field, parse_clock
 from service.events import (
     SERVICE_EVENT_TYPES,
@@ -143,6 +143,40 @@ class EventMapper:
                 )
             )
         return envelopes
+
+    def sealed(
+        self,
+        envelopes: Sequence[NewEvent],
+        trails: Sequence[Sequence[str]] | None,
+        first_version: int,
+        prev: str,
+        command: Mapping[str, Any] | None,
+    ) -> tuple[list[NewEvent], str]:
+        """``envelopes`` (to be appended at ``first_version``, ...; their metadata stored
+        in any version, as ``envelopes`` gives them or in full) made ready to store: each
+        one's rule trail (``trails``, if given) and, on the first, ``command`` put into
+        its *full* metadata, each linked into the game's hash chain from ``prev`` (the
+        hash of the event before) over the full metadata as it reads back from the store
+        (``chain.link_of``, as the record's verification recomputes it), then encoded.
+        Returns them and the new head (the last hash)."""
+        if trails is not None and len(trails) != len(envelopes):
+            raise ValueError(f"{len(trails)} rule trails for {len(envelopes)} events")
+        out: list[NewEvent] = []
+        for n, envelope in enumerate(envelopes):
+            full = decode_metadata(envelope.metadata)
+            full.pop(HASH_KEY, None)  # sealed here, and only here
+            full.pop(COMMAND_KEY, None)
+            if trails is not None:
+                full[TRAIL_KEY] = list(trails[n])
+            if n == 0 and command is not None:
+                full[COMMAND_KEY] = dict(command)
+            prev = link_of(
+                prev, first_version + n, envelope.type, envelope.schema_version, full, envelope.data
+            )
+            full[HASH_KEY] = prev
+            stored = encode_metadata(full)
+            out.append(NewEvent(envelope.type, envelope.schema_version, envelope.data, stored))
+        return out, prev
 
     def appended(
         self,
@@ -463,18 +497,3 @@ METADATA_UPCASTERS: dict[int, Callable[[Mapping[str, Any]], dict[str, Any]]] = {
     1: _upcast_v1,
     2: _upcast_v2,
 }
-
-
-# --- the rule trail (issue 13), apart from the envelope code above --------------------------
-def with_trails(
-    envelopes: Sequence[NewEvent], trails: Sequence[Sequence[str]] | None
-) -> list[NewEvent]:
-    """``envelopes`` with each one's rule trail (``GameRules.explain``) in its metadata under
-    ``rules``. Events stored before trails were kept have none: readers take a missing
-    ``rules`` for "not recorded" (``metadata.get``), never for an empty trail."""
-    if trails is None:
-        return list(envelopes)
-    return [
-        NewEvent(e.type, e.schema_version, e.data, {**e.metadata, TRAIL_KEY: list(trail)})
-        for e, trail in zip(envelopes, trails, strict=True)
-    ]

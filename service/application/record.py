@@ -14,9 +14,12 @@ then one line per event, version 1, 2, ... in order::
 the hash covers (``chain.HASHED_META``: command id, actor, seat, time, rule trail);
 ``command`` what was asked, on the first event of each command's events (null on the
 others): a game command as the domain encodes it (with its ``seat``), ``CreateGame``
-(seats, options, seed) for the start events, and ``RequestUndo``, ``AnswerUndo``,
-``Revert`` or ``AppendServiceEvents`` for undo events. ``hash`` is the event's link
-(``chain.link``) to the one before, the first to the header's ``genesis``.
+(seats, options, seed, and ``open_seats`` when some were left to claim) for the start
+events, ``ClaimSeat`` (seat, name) for a lobby claim's ``service.SeatClaimed``, and
+``RequestUndo``, ``AnswerUndo``, ``Revert`` or ``AppendServiceEvents`` for undo events.
+The header's ``seats`` are the current names (the creation's, renamed by the claims); its
+``genesis`` is computed with the names of the creation, so it never changes. ``hash`` is
+the event's link (``chain.link``) to the one before, the first to the header's ``genesis``.
 
 A *complete* record holds everything; a record exported while a game runs, to anyone but
 the admin, is redacted as its caller may see the game (``event_view``; the seed and other
@@ -29,7 +32,10 @@ form of itself, each hash the link of its line to the previous hash, and each ev
 one the rules derive: the start events from ``CreateGame`` (``rules.start`` with the
 recorded seed), a game command's events from ``rules.decide`` on the state before it, undo
 events must agree with their command and a revert must go back to a version after the
-setup. The header must match the genesis it names, the event count and the last hash. The
+setup (and the last claim); a claim must name a seat still open and a player, and produce
+exactly its ``SeatClaimed``; no other command comes before the last claim. The genesis must
+be the hash of the header's game with the creation's names, and the header must match the
+names the replay ends with, the event count and the last hash. The
 answer names the first version (0: the header) where the record and the rules disagree.
 """
 
@@ -46,14 +52,17 @@ from domain.common.errors import FormatError, RulesError
 from domain.common.protocol import GameRules
 from service.application import chain
 from service.application.repository import replay
-from service.events import SERVICE_EVENTS, SERVICE_KIND, GameReverted
+from service.events import SERVICE_EVENTS, SERVICE_KIND, GameReverted, SeatClaimed
 
 HEADER_KEYS = frozenset(
     {"format", "game_id", "kind", "seats", "options", "complete", "events", "genesis", "head"}
 )
 EVENT_KEYS = frozenset({"version", "type", "schema", "data", "meta", "command", "hash"})
 CREATE_GAME = "CreateGame"  # the command recorded with a game's start events
-SERVICE_COMMANDS = frozenset({"RequestUndo", "AnswerUndo", "Revert", "AppendServiceEvents"})
+CLAIM_SEAT = "ClaimSeat"  # the command recorded with a lobby claim's service.SeatClaimed
+UNDO_COMMANDS = frozenset({"RequestUndo", "AnswerUndo", "Revert", "AppendServiceEvents"})
+# The service's own commands (public in a record shown while the game runs).
+SERVICE_COMMANDS = UNDO_COMMANDS | {CLAIM_SEAT}
 _HASH = re.compile("[0-9a-f]{64}")
 
 
@@ -65,7 +74,10 @@ def header_line(  # noqa: PLR0917 (the header's fields)
     complete: bool,
     events: int,
     head: str,
+    genesis: str,
 ) -> dict[str, Any]:
+    """The header: ``seats`` are the current names (claims included), ``genesis`` the
+    game's, computed from the names it was created with (``chain.creation_seats``)."""
     return {
         "format": chain.RECORD_FORMAT,
         "game_id": game_id,
@@ -74,7 +86,7 @@ def header_line(  # noqa: PLR0917 (the header's fields)
         "options": dict(options),
         "complete": complete,
         "events": events,
-        "genesis": chain.genesis(game_id, kind, seats, options),
+        "genesis": genesis,
         "head": head,
     }
 
@@ -125,8 +137,9 @@ class Verified:
     events: list[dict[str, Any]]
     rules: GameRules[Any, Any, Any]
     state: Any
-    start_version: int  # the number of start events
+    start_version: int  # the number of start events, or the version of the last claim
     reverts: list[tuple[int, int]] = field(default_factory=list)
+    open_seats: tuple[int, ...] = ()  # seats still to claim at the record's end
 
 
 def split_lines(data: bytes) -> list[bytes]:
@@ -165,15 +178,25 @@ def verify(data: bytes, games: Mapping[str, GameRules[Any, Any, Any]]) -> Verifi
     events: list[dict[str, Any]] = []
     for version, raw in enumerate(lines[1:], start=1):
         line = parse_line(version, raw)
-        prev = _check_link(version, line, prev)
+        prev = _check_first(header, line) if version == 1 else _check_link(version, line, prev)
         checker.feed(version, line)
         events.append(line)
     checker.finish(len(events) + 1)
+    if header["seats"] != checker.names:
+        raise Disagreement(0, f"the header's seats are not {checker.names} (creation and claims)")
     if header["events"] != len(events):
         raise Disagreement(0, f"the header counts {header['events']} events, not {len(events)}")
     if header["head"] != prev:
         raise Disagreement(0, "the header's head is not the last event's hash")
-    return Verified(header, events, rules, checker.state, checker.start_version, checker.reverts)
+    return Verified(
+        header,
+        events,
+        rules,
+        checker.state,
+        checker.start_version,
+        checker.reverts,
+        tuple(sorted(checker.open_seats)),
+    )
 
 
 def _check_header(
@@ -196,11 +219,36 @@ def _check_header(
         or not all(isinstance(header[k], str) for k in ("genesis", "head"))
     ):
         raise Disagreement(0, "a header field has the wrong type")
-    if header["genesis"] != chain.genesis(header["game_id"], kind, seats, options):
-        raise Disagreement(0, "the genesis is not the hash of the header's game")
     if not header["complete"]:
         raise Incomplete("a redacted record (complete: false) cannot be verified on its own")
     return header
+
+
+def _check_first(header: dict[str, Any], line: dict[str, Any]) -> str:
+    """The first event's link to the header's genesis, which must be the hash of the
+    header's game with the seat names of the first event's ``CreateGame`` (the names the
+    game was created with; the header's are the current ones). A line 1 that does not
+    link to the header's genesis is line 1's fault unless it links to the right one."""
+    command = line.get("command")
+    seats = command.get("seats") if isinstance(command, dict) else None
+    expected = None
+    if isinstance(seats, list) and all(isinstance(name, str) for name in seats):
+        expected = chain.genesis(header["game_id"], header["kind"], seats, header["options"])
+    wrong = Disagreement(0, "the genesis is not the hash of the header's game")
+    try:
+        hash_hex = _check_link(1, line, header["genesis"])
+    except Disagreement:
+        if expected is not None and expected != header["genesis"]:
+            try:
+                _check_link(1, line, expected)
+            except Disagreement:
+                pass
+            else:
+                raise wrong from None
+        raise
+    if expected is not None and expected != header["genesis"]:
+        raise wrong
+    return hash_hex
 
 
 def _check_link(version: int, line: dict[str, Any], prev: str) -> str:
@@ -249,6 +297,8 @@ class _Replayer:
         self.pending: _Expected | None = None
         self.service_command: dict[str, Any] | None = None
         self.reverts: list[tuple[int, int]] = []
+        self.names: list[str] = []  # the seats' names: the creation's, then the claims'
+        self.open_seats: set[int] = set()
 
     def feed(self, version: int, line: dict[str, Any]) -> None:
         command = line["command"]
@@ -263,7 +313,9 @@ class _Replayer:
         elif self.pending is None and self.service_command is None:
             raise Disagreement(version, "an event that no recorded command produced")
         event = self._decode(version, line)
-        if self.service_command is not None:
+        if self.service_command is not None and self.service_command.get("type") == CLAIM_SEAT:
+            self._claim(version, event, line)
+        elif self.service_command is not None:
             self._service_event(version, event, line)
         else:
             assert self.pending is not None
@@ -311,7 +363,14 @@ class _Replayer:
             return
         if name == CREATE_GAME:
             raise Disagreement(version, "CreateGame after the start")
-        if name in SERVICE_COMMANDS:
+        if name == CLAIM_SEAT:
+            self.service_command = command
+            return
+        if self.open_seats:
+            raise Disagreement(
+                version, f"{name!r} before the game starts (seats {sorted(self.open_seats)} open)"
+            )
+        if name in UNDO_COMMANDS:
             self.service_command = command
             return
         try:
@@ -329,10 +388,32 @@ class _Replayer:
 
     def _start_events(self, command: dict[str, Any]) -> list[object]:
         header = self.header
-        if set(command) != {"type", "seats", "options", "seed"}:
-            raise Disagreement(1, "CreateGame needs exactly seats, options and seed")
-        if command["seats"] != header["seats"] or command["options"] != header["options"]:
-            raise Disagreement(1, "CreateGame's seats or options are not the header's")
+        if (
+            not {"type", "seats", "options", "seed"}
+            <= set(command)
+            <= {
+                "type",
+                "seats",
+                "options",
+                "seed",
+                "open_seats",
+            }
+        ):
+            raise Disagreement(1, "CreateGame needs exactly seats, options, seed (and open seats)")
+        seats, open_seats = command["seats"], command.get("open_seats", [])
+        if command["options"] != header["options"]:
+            raise Disagreement(1, "CreateGame's options are not the header's")
+        if not isinstance(seats, list) or not all(isinstance(name, str) for name in seats):
+            raise Disagreement(1, "CreateGame's seats are not names")
+        if (
+            not isinstance(open_seats, list)
+            or ("open_seats" in command and not open_seats)
+            or any(type(seat) is not int or not 0 <= seat < len(seats) for seat in open_seats)
+            or open_seats != sorted(set(open_seats))
+        ):
+            raise Disagreement(1, "CreateGame's open seats are not seats, in order, once each")
+        self.names = list(seats)
+        self.open_seats = set(open_seats)
         try:
             options = self.rules.normalize_options(command["options"])
             if options != command["options"]:
@@ -380,6 +461,33 @@ class _Replayer:
             )
         except FormatError as exc:
             raise Disagreement(version, f"the event does not apply: {exc}") from None
+
+    def _claim(self, version: int, event: object, line: dict[str, Any]) -> None:
+        """A lobby claim: its seat was open, it names a player, the event is its
+        ``SeatClaimed`` and the only one; the claim of the last open seat starts the game."""
+        command = self.service_command
+        assert command is not None
+        if set(command) != {"type", "seat", "name"}:
+            raise Disagreement(version, "ClaimSeat needs exactly seat and name")
+        seat, name = command["seat"], command["name"]
+        if type(seat) is not int or seat not in self.open_seats:
+            raise Disagreement(version, f"a claim of seat {seat!r}, which is not open")
+        if not isinstance(name, str) or not name.strip():
+            raise Disagreement(version, "a claim without a name")
+        actor = line["meta"].get("actor")
+        if isinstance(actor, str) and actor.startswith("seat:") and actor != f"seat:{seat}":
+            raise Disagreement(version, f"{actor} claimed seat {seat}")
+        if event != SeatClaimed(seat, name):
+            raise Disagreement(version, f"the claim's event is not SeatClaimed({seat}, {name!r})")
+        try:
+            self.state = self.rules.rename_seat(self.state, seat, name)
+        except (RulesError, FormatError) as exc:
+            raise Disagreement(version, f"the claim does not apply: {exc}") from None
+        self.names[seat] = name
+        self.open_seats.discard(seat)
+        if not self.open_seats:
+            self.start_version = version  # the game starts here: no revert reaches before
+        self.service_command = None  # a claim is one event
 
 
 @dataclass(frozen=True)

@@ -242,8 +242,16 @@ class GameRepository:
             "reverts": reverts,
         }
         info = GameInfo(**{**game.info.__dict__, **changed})
+        head = stored[-1].metadata.get(chain.HASH_KEY)
         caught = LoadedGame(
-            game.game_id, game.kind, rules, state, version, info, game.snapshot_version
+            game.game_id,
+            game.kind,
+            rules,
+            state,
+            version,
+            info,
+            game.snapshot_version,
+            head if isinstance(head, str) else None,
         )
         self._observer.game_load("catch_up")
         self.remember(caught)
@@ -257,10 +265,9 @@ class GameRepository:
         the log (a game whose events were stored before hashes were kept)."""
         if game.head is not None:
             return game.head
-        info = game.info
-        start = chain.genesis(game.game_id, game.kind, info.seat_names, info.options)
         records = self._store.read_range(game.game_id, 1, game.version)
         decoded = [self._mapper.decode(game.kind, r) for r in records]
+        start = self.genesis_of(game, decoded[0].metadata if decoded else None)
         hashes = chain.links(
             start,
             (
@@ -269,6 +276,15 @@ class GameRepository:
             ),
         )
         return hashes[-1]
+
+    @staticmethod
+    def genesis_of(game: LoadedGame, first: Mapping[str, Any] | None) -> str:
+        """The genesis of ``game``'s chain, from the seat names it was created with (the
+        ``CreateGame`` command in ``first``, its first event's full metadata), never from
+        its current names, which a claim in the lobby changes."""
+        info = game.info
+        seats = chain.creation_seats(first, info.seat_names)
+        return chain.genesis(game.game_id, game.kind, seats, info.options)
 
     def fold_onto(
         self,

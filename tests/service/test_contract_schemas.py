@@ -180,6 +180,9 @@ def _envelope(kind: str, name: str, data: dict[str, Any]) -> dict[str, Any]:
         "seat": None,
         "recorded_at": None,
         "command_id": None,
+        # as the presenter gives it: the metadata's (the command id unless the request
+        # named its own, X-Request-ID)
+        "correlation_id": None,
         "data": data,
     }
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import random
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -22,7 +22,8 @@ import redis
 from domain.games import all_games
 from service.application import chain, record
 from service.application.game_service import GameService
-from service.application.mapper import CommandMeta
+from service.application.lobby import claim_meta
+from service.application.mapper import CommandMeta, decode_metadata, encode_metadata
 from service.config import StoreSettings
 from service.events import GameReverted
 from service.store.connect import connect
@@ -199,20 +200,23 @@ def test_each_stored_event_carries_its_link_and_the_first_of_each_command_the_co
     played = play(service, "board", 77, to_end=False)
     store = service.store
     raw = store.read(played.game_id)
+    full = [decode_metadata(e.metadata) for e in raw]  # as stored: encoded (version 3)
+    assert all(e.metadata["v"] == 3 and "h" in e.metadata for e in raw)
     game = service.load(played.game_id)
     info = game.info
     prev = chain.genesis(played.game_id, "board", info.seat_names, info.options)
-    for event in raw:
-        assert event.metadata[chain.HASH_KEY] == chain.link_of(
-            prev, event.version, event.type, event.schema_version, event.metadata, event.data
+    for event, metadata in zip(raw, full, strict=True):
+        assert metadata[chain.HASH_KEY] == chain.link_of(
+            prev, event.version, event.type, event.schema_version, metadata, event.data
         )
-        prev = event.metadata[chain.HASH_KEY]
+        prev = metadata[chain.HASH_KEY]
     assert game.head == prev
-    assert raw[0].metadata["command"]["type"] == "CreateGame"
-    commands = [e.metadata.get("command") for e in raw]
+    assert full[0]["command"]["type"] == "CreateGame"
+    assert all(isinstance(m.get(chain.TRAIL_KEY), list) for m in full[:3])  # trails kept
+    commands = [m.get("command") for m in full]
     by_command: dict[str, list[Any]] = {}
-    for event, command in zip(raw, commands, strict=True):
-        by_command.setdefault(event.metadata["command_id"], []).append(command)
+    for metadata, command in zip(full, commands, strict=True):
+        by_command.setdefault(metadata["command_id"], []).append(command)
     for group in by_command.values():
         assert group[0] is not None and all(c is None for c in group[1:])
     exported = service.export_record(played.game_id, viewer=None, admin=True)
@@ -250,7 +254,13 @@ def test_a_game_stored_before_hashes_loads_continues_and_exports_one_chain(
             e.type,
             e.schema_version,
             e.data,
-            {k: v for k, v in e.metadata.items() if k not in (chain.HASH_KEY, chain.COMMAND_KEY)},
+            encode_metadata(
+                {
+                    k: v
+                    for k, v in decode_metadata(e.metadata).items()
+                    if k not in (chain.HASH_KEY, chain.COMMAND_KEY)
+                }
+            ),
         )
         for e in original
     ]
@@ -325,7 +335,7 @@ def test_two_processes_with_cached_games_keep_one_chain(redis_url: str, key_pref
         service.handle(game_id, command, meta=meta(seat))
     body = two.export_record(game_id, viewer=None, admin=True).body
     verified = record.verify(body, GAMES)
-    stored = [e.metadata[chain.HASH_KEY] for e in one.store.read(game_id)]
+    stored = [decode_metadata(e.metadata)[chain.HASH_KEY] for e in one.store.read(game_id)]
     assert [line["hash"] for line in verified.events] == stored
     client.close()
 
@@ -343,3 +353,128 @@ def test_the_chain_on_a_redis_cluster(redis_cluster: LocalCluster, key_prefix: s
         assert imported.version == service.load(played.game_id).version
     finally:
         connection.close()
+
+
+def play_lobby_game(service: GameService, kind: str, seed: int) -> tuple[str, int]:
+    """A three-seat game created with seats 1 and 2 open, both claimed (renaming them),
+    then a few random legal commands and one consented undo of the last of them; returns
+    the game id and the version of the claim that started it."""
+    rules = GAMES[kind]
+    names = ["Ann", "Open seat 1", "Cy?"]
+    created = service.create_seated_game(kind, names, {}, seed, meta(None), open_seats=[1, 2])
+    game_id = created.game.game_id
+    service.claim_seat(game_id, 2, "Cyd", claim_meta("req-claim-2", 2))
+    started = service.claim_seat(game_id, 1, "Bea", claim_meta(None, 1)).game
+    assert started.info.status == "active"
+    assert started.info.seat_names == ("Ann", "Bea", "Cyd")
+    rng = random.Random(seed)
+    game = started
+    before = game.version
+    for _ in range(6):
+        seat = min(rules.awaited(game.state))
+        before = game.version
+        game = service.handle(
+            game_id, rng.choice(list(rules.legal_commands(game.state, seat))), meta=meta(seat)
+        ).game
+    asker = next(s for s in range(3) if s != seat)
+    asked = service.request_undo(game_id, before, "a slip", meta=meta(asker), expected_version=None)
+    answer = asked
+    for other in (s for s in range(3) if s != asker):
+        answer = service.answer_undo(
+            game_id, asked.record.request_id, True, meta=meta(other), expected_version=None
+        )
+    assert answer.record.status == "applied"
+    return game_id, started.version
+
+
+@pytest.mark.parametrize("kind", sorted(SEEDS))
+def test_a_lobby_game_s_record_verifies_and_a_changed_claim_is_named(
+    service: GameService, kind: str
+) -> None:
+    """Given a game whose open seats were claimed (a ``service.SeatClaimed`` each, recorded
+    with its ``ClaimSeat`` command and chained) and then played, with an undo: its record
+    verifies, the header shows the current names and the genesis of the creation's, and any
+    single byte changed in a SeatClaimed line is found at that line's version."""
+    game_id, start_version = play_lobby_game(service, kind, SEEDS[kind] + 1)
+    game = service.load(game_id)
+    body = service.export_record(game_id, viewer=None, admin=True).body
+    verified = record.verify(body, GAMES)
+    header = verified.header
+    assert header["seats"] == ["Ann", "Bea", "Cyd"]
+    creation = ["Ann", "Open seat 1", "Cy?"]
+    assert header["genesis"] == chain.genesis(game_id, kind, creation, header["options"])
+    assert header["head"] == service.repository.head_of(game) == game.head
+    assert verified.start_version == start_version and verified.reverts
+    claims = [e for e in verified.events if e["type"] == "service.SeatClaimed"]
+    assert [c["command"] for c in claims] == [
+        {"type": "ClaimSeat", "seat": 2, "name": "Cyd"},
+        {"type": "ClaimSeat", "seat": 1, "name": "Bea"},
+    ]
+    assert verified.events[0]["command"]["open_seats"] == [1, 2]
+    # every stored link is the one the verification recomputed
+    stored = [decode_metadata(e.metadata)[chain.HASH_KEY] for e in service.store.read(game_id)]
+    assert [e["hash"] for e in verified.events] == stored
+    # a single changed byte in a SeatClaimed line is named at its version
+    starts = [0, *(n + 1 for n, byte in enumerate(body) if byte == ord("\n"))]
+    rng = random.Random(kind)
+    for claim in claims:
+        version = claim["version"]
+        line = body[starts[version] : starts[version + 1] - 1]
+        positions = set(rng.sample(range(len(line)), 12))
+        for name in (b'"name":"', b'"seat":', b'"command":{', b'"meta":{', b'"hash":"'):
+            positions.add(line.index(name) + len(name) + 1)
+        for position in sorted(positions):
+            changed = bytearray(body)
+            changed[starts[version] + position] ^= rng.choice((0x01, 0x02, 0x20))
+            with pytest.raises(record.Disagreement) as caught:
+                record.verify(bytes(changed), GAMES)
+            assert caught.value.version == version, (position, caught.value.reason)
+    # the header's names must be those of the creation and the claims
+    parsed = lines(body)
+    parsed[0]["seats"] = ["Ann", "Bea", "Cy?"]
+    with pytest.raises(record.Disagreement) as caught:
+        record.verify(record.dump(parsed), GAMES)
+    assert caught.value.version == 0
+
+
+def rehashed(parsed: list[dict[str, Any]]) -> bytes:
+    """A record with every hash recomputed (as a forger would)."""
+    header, events = parsed[0], parsed[1:]
+    prev = header["genesis"]
+    for event in events:
+        event["hash"] = prev = chain.link(
+            prev,
+            event["version"],
+            event["type"],
+            event["schema"],
+            event["data"],
+            event["meta"],
+            event["command"],
+        )
+    header["head"] = prev
+    return record.dump([header, *events])
+
+
+def test_a_claim_is_re_derived_from_its_command_even_when_rehashed(
+    service: GameService,
+) -> None:
+    game_id, _ = play_lobby_game(service, "board", 606)
+    body = service.export_record(game_id, viewer=None, admin=True).body
+    version = next(e["version"] for e in lines(body)[1:] if e["type"] == "service.SeatClaimed")
+    forgeries: dict[str, Callable[[dict[str, Any]], object]] = {
+        "the claim's event": lambda e: e["data"].update(name="Eve"),
+        "not open": lambda e: (e["command"].update(seat=0), e["data"].update(seat=0)),
+        "without a name": lambda e: (e["command"].update(name=" "), e["data"].update(name=" ")),
+        "claimed seat": lambda e: e["meta"].update(actor="seat:0"),
+    }
+    for reason, forge in forgeries.items():
+        parsed = lines(body)
+        forge(parsed[version])
+        with pytest.raises(record.Disagreement) as caught:
+            record.verify(rehashed(parsed), GAMES)
+        assert caught.value.version == version and reason in caught.value.reason
+    # an imported lobby game keeps the current names and its own, verifiable chain
+    imported = service.import_record(body, meta(None)).game
+    assert imported.info.seat_names == ("Ann", "Bea", "Cyd")
+    again = service.export_record(imported.game_id, viewer=None, admin=True).body
+    assert record.verify(again, GAMES).header["seats"] == ["Ann", "Bea", "Cyd"]

@@ -11,7 +11,9 @@ import pytest
 import requests
 from flask.testing import FlaskClient
 
-from tests.service.api.conftest import KINDS, LiveServer, auth, problem
+from domain.games import all_games
+from service.application import record
+from tests.service.api.conftest import KINDS, LiveServer, admin, auth, problem
 
 RACERS = 8
 
@@ -233,3 +235,35 @@ def test_racing_claims_over_http_leave_one_owner(live_server: LiveServer) -> Non
     assert game["status"] == "active" and game["seats"][1]["name"] == won["seat"]["name"]
     log = requests.get(f"{live_server.url}/games/{game_id}/events", timeout=10).json()
     assert [e["type"] for e in log["items"]].count("service.SeatClaimed") == 1
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_claimed_game_s_record_verifies_and_its_claim_is_explained(
+    client: FlaskClient, kind: str
+) -> None:
+    # given a game whose open seat was claimed over HTTP, then played a command
+    body = create_open(client, kind, ["Ann", {"type": "open"}])
+    game_id = body["game"]["game_id"]
+    claimed = claim(client, game_id, 1, "Bea")
+    assert claimed.status_code == 201
+    version = claimed.get_json()["events"][0]["version"]
+    tokens = {0: body["seats"][0]["token"], 1: claimed.get_json()["seat"]["token"]}
+    pending = client.get(f"/games/{game_id}/pending").get_json()
+    seat = pending["awaited"][0]
+    legal = client.get(f"/games/{game_id}/legal-commands", headers=auth(tokens[seat]))
+    sent = client.post(
+        f"/games/{game_id}/commands",
+        json=legal.get_json()["commands"][0],
+        headers={**auth(tokens[seat]), "If-Match": "*"},
+    )
+    assert sent.status_code == 200, sent.get_json()
+    # then the claim is explained by its recorded command, to anyone
+    explained = client.get(f"/games/{game_id}/versions/{version}/explanation")
+    assert explained.status_code == 200, explained.get_json()
+    assert explained.get_json()["command"] == {"type": "ClaimSeat", "seat": 1, "name": "Bea"}
+    # and the admin's record verifies, naming the players as they are now
+    exported = client.get(f"/games/{game_id}/record", headers=admin())
+    assert exported.status_code == 200
+    verified = record.verify(exported.data, all_games())
+    assert verified.header["seats"] == ["Ann", "Bea"]
+    assert verified.start_version == version

@@ -4,14 +4,17 @@ metadata (version 1) still load and read the same."""
 
 from __future__ import annotations
 
+import base64
 import json
 import uuid
 from datetime import UTC
 from typing import Any
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from service.application import chain
 from service.application.game_service import GameService
 from service.application.mapper import (
     AUDIT_FIELDS,
@@ -241,7 +244,8 @@ def test_games_stored_with_the_old_full_metadata_still_load(backend: Backend) ->
     # Then: the old events read exactly as stored, the new one in full too
     assert [e.metadata for e in events[: len(start)]] == old_meta
     assert events[-1].metadata == outcome.events[0].metadata
-    assert set(events[-1].metadata) == set(AUDIT_FIELDS)
+    # the audit fields, and the record's: its link, its command and its rule trail
+    assert set(events[-1].metadata) == {*AUDIT_FIELDS, "hash", "command", "rules"}
     logged: list[Any] = [e.event for e in events]
     assert PILE.dump_position(service.load(game_id).state) == PILE.dump_position(PILE.fold(logged))
 
@@ -268,3 +272,86 @@ def test_version_3_keeps_the_games_record_apart_and_reads_version_2s_extras() ->
     decoded = decode_metadata(as_v2)
     assert decoded["rules"] == ["B-TILE-1"]
     assert "hash" not in decoded and "command" not in decoded  # none recorded
+
+
+def _packed(hex_digits: str) -> str:
+    """An id or hash as version 2 and 3 store it: its bytes in unpadded base64."""
+    return base64.b64encode(bytes.fromhex(hex_digits)).decode().rstrip("=")
+
+
+@pytest.mark.parametrize("with_record", [False, True], ids=["plain", "record-in-extras"])
+def test_games_stored_with_version_2_metadata_load_and_compute_their_head(
+    backend: Backend, with_record: bool
+) -> None:
+    # Given: a game whose start events were stored with version 2 metadata (the compact
+    # form before version 3), plain or with the record's fields among its extras ("x"),
+    # as version 2 kept them
+    service = GameService(backend.events, backend.snapshots, {"pile": PILE}, cache_size=0)
+    game_id = uuid.uuid4().hex
+    options = PILE.normalize_options({"max_take": 2})
+    start = PILE.start(["a", "b"], options, 3)
+    command_id = uuid.uuid4().hex
+    creation = {"type": "CreateGame", "seats": ["a", "b"], "options": options, "seed": 3}
+    prev = chain.genesis(game_id, "pile", ["a", "b"], options)
+    raw = []
+    for n, event in enumerate(start):
+        name, schema, data = PILE.events.encode(event)
+        stored: dict[str, Any] = {
+            "v": 2,
+            "e": _packed(uuid.uuid4().hex),
+            "c": _packed(command_id),
+            "a": "admin",
+            "t": 1_735_787_045_000_006,
+        }
+        if with_record:
+            extras: dict[str, Any] = {"rules": ["P-1"]}
+            if n == 0:
+                extras["command"] = creation
+            full = decode_metadata({**stored, "x": extras})
+            extras["hash"] = prev = chain.link_of(prev, n + 1, f"pile.{name}", schema, full, data)
+            stored["x"] = extras
+        raw.append(NewEvent(f"pile.{name}", schema, data, stored))
+    info = {
+        "kind": "pile",
+        "seat_names": '["a", "b"]',
+        "options": json.dumps(options),
+        "created_at": "2025-01-02T03:04:05.000006+00:00",
+    }
+    backend.events.append(game_id, raw, 0, info=info)
+    # When: it is loaded and its head is asked for
+    loaded = service.load(game_id)
+    head = service.repository.head_of(loaded)
+    # Then: the head is the stored link (lifted out of the extras) or, where none was
+    # stored, the link computed over the decoded events from the genesis
+    events = service.events(game_id)
+    assert [e.metadata["command_id"] for e in events] == [command_id] * len(start)
+    assert [e.metadata["recorded_at"] for e in events] == [
+        "2025-01-02T03:04:05.000006+00:00"
+    ] * len(start)
+    expected = chain.links(
+        chain.genesis(game_id, "pile", ["a", "b"], options),
+        ((e.version, e.type, e.schema_version, e.data, e.metadata) for e in events),
+    )[-1]
+    assert head == expected
+    if with_record:
+        assert loaded.head == head == prev  # the stored one
+        assert events[0].metadata["command"] == creation
+        assert events[-1].metadata["rules"] == ["P-1"]
+    else:
+        assert loaded.head is None  # not stored: computed when asked
+        assert "hash" not in events[0].metadata
+    # and a command appended now links to that head, stored as version 3
+    outcome = service.handle(
+        game_id,
+        {"type": "TakeCounters", "count": 1},
+        meta=CommandMeta(uuid.uuid4().hex, "seat:0", 0),
+    )
+    appended = outcome.events[0].metadata
+    stored_now = backend.events.read(game_id, len(start))[0].metadata
+    assert stored_now["v"] == METADATA_VERSION == 3 and "h" in stored_now
+    assert decode_metadata(stored_now)[chain.HASH_KEY] == appended[chain.HASH_KEY]
+    new = service.events(game_id, after_version=len(start))[0]
+    assert appended[chain.HASH_KEY] == chain.link_of(
+        head, new.version, new.type, new.schema_version, new.metadata, new.data
+    )
+    assert service.load(game_id).head == appended[chain.HASH_KEY]
