@@ -45,6 +45,17 @@ function say(message, error = false) {
   statusLine.className = error ? "error" : "";
 }
 
+// A refused request in the status line; a refused command's rule (409 with `rule` and
+// `rule_url`) as a link to its text in the rules documentation.
+function sayProblem(error) {
+  say(problemText(error), true);
+  const rule = error instanceof ApiError ? error.problem : null;
+  if (rule?.rule && rule?.rule_url) {
+    statusLine.replaceChildren(h("span", { "data-problem": rule.type ?? "" }, `${error.message} `),
+      h("a", { href: rule.rule_url, target: "_blank", rel: "noopener", "data-rule-link": rule.rule }, `Rule ${rule.rule}`));
+  }
+}
+
 function problemText(error) {
   if (error instanceof ApiError) {
     const rule = error.problem?.rule ? ` [${error.problem.rule}]` : "";
@@ -86,7 +97,7 @@ async function loadOpen(list, nameBox) {
         : h("span", {}, `${seat.name} `))))));
     if (!body.items.length) list.replaceChildren(h("tr", {}, h("td", { colspan: 3 }, "No open game.")));
   } catch (error) {
-    say(problemText(error), true);
+    sayProblem(error);
   }
 }
 
@@ -97,7 +108,41 @@ async function claim(gameId, seat, name) {
     holdSeat(gameId, body.seat.seat, body.seat.token);
     location.assign(`/play/?game=${gameId}`);
   } catch (error) {
-    say(problemText(error), true);
+    sayProblem(error);
+  }
+}
+
+const BOTS = { random: "Random bot", greedy: "Greedy bot (one move ahead)", mcts: "Searching bot (MCTS)" };
+
+// One seat of the create form: a named player, an open seat, or a bot (the kind of bot and
+// its think time shown only for a bot).
+function seatRow(i) {
+  const type = h("select", { name: `seat-${i}-type`, "data-seat-type": i, "aria-label": `Seat ${i} is` },
+    h("option", { value: "human", selected: i === 0 }, "a named player"),
+    h("option", { value: "open", selected: i > 0 }, "open for anyone to claim"),
+    h("option", { value: "bot" }, "a bot"));
+  const botFields = h("span", { "data-bot-fields": i, hidden: true },
+    h("label", {}, " ", h("select", { name: `seat-${i}-bot`, "aria-label": `Seat ${i} bot` },
+      Object.entries(BOTS).map(([value, label]) => h("option", { value }, label)))),
+    h("label", {}, " thinking ", h("input", { type: "number", name: `seat-${i}-think-ms`, min: 0, max: 10000, step: 100,
+      value: 500, style: "width:6em", "aria-label": `Seat ${i} think time (ms)` }), " ms"));
+  type.addEventListener("change", () => { botFields.hidden = type.value !== "bot"; });
+  return h("div", { "data-seat-row": i },
+    h("label", {}, `Seat ${i}: `, h("input", { type: "text", name: `seat-${i}-name`, maxlength: 40, placeholder: "name" })),
+    " ", type, botFields);
+}
+
+// The create body's seat (openapi.yaml SeatSpec): a name, {type: "open"} or {bot, think_ms}.
+function seatSpec(form, i) {
+  const name = form.elements[`seat-${i}-name`].value.trim();
+  switch (form.elements[`seat-${i}-type`].value) {
+    case "open": return name ? { type: "open", name } : { type: "open" };
+    case "bot": {
+      const think = Number(form.elements[`seat-${i}-think-ms`].value || 500);
+      const bot = { bot: form.elements[`seat-${i}-bot`].value, think_ms: Math.max(0, Math.min(10000, Math.round(think))) };
+      return name ? { ...bot, name } : bot;
+    }
+    default: return name || `Player ${i + 1}`;
   }
 }
 
@@ -108,9 +153,7 @@ function createForm() {
   const seatRows = h("div", {});
   const options = h("div", {});
   const drawSeats = () => {
-    seatRows.replaceChildren(...Array.from({ length: Number(count.value) }, (_, i) => h("div", { "data-seat-row": i },
-      h("label", {}, `Seat ${i}: `, h("input", { type: "text", name: `seat-${i}-name`, maxlength: 40, placeholder: "name" })),
-      h("label", {}, h("input", { type: "checkbox", name: `seat-${i}-open`, checked: i > 0 }), " open for anyone to claim"))));
+    seatRows.replaceChildren(...Array.from({ length: Number(count.value) }, (_, i) => seatRow(i)));
   };
   const drawOptions = () => {
     options.replaceChildren(...Object.entries(OPTIONS[kind.value]).map(([name, label]) =>
@@ -125,12 +168,7 @@ function createForm() {
     h("button", { type: "submit", "data-action": "create-game" }, "Create game"));
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
-    const seats = [];
-    for (let i = 0; i < Number(count.value); i++) {
-      const name = form.elements[`seat-${i}-name`].value.trim();
-      if (form.elements[`seat-${i}-open`].checked) seats.push(name ? { type: "open", name } : { type: "open" });
-      else seats.push(name || `Player ${i + 1}`);
-    }
+    const seats = Array.from({ length: Number(count.value) }, (_, i) => seatSpec(form, i));
     const chosen = {};
     for (const box of options.querySelectorAll("[data-option]")) chosen[box.dataset.option] = box.checked;
     try {
@@ -139,7 +177,7 @@ function createForm() {
       for (const seat of body.seats) if (seat.token) holdSeat(body.game.game_id, seat.seat, seat.token);
       location.assign(`/play/?game=${body.game.game_id}`);
     } catch (error) {
-      say(problemText(error), true);
+      sayProblem(error);
     }
   });
   return h("section", { "data-section": "create-game" }, form);
@@ -150,9 +188,10 @@ function createForm() {
 const game = {
   id: null, info: null, seat: null, token: null, view: null, etag: null, legal: [], legalVersion: null,
   source: null, replay: null, undo: [], answered: new Set(), stream: null, busy: false,
+  events: [], eventsToken: undefined, log: null,
 };
 let queue = Promise.resolve();
-const refresh = () => { queue = queue.then(load).catch((error) => say(problemText(error), true)); return queue; };
+const refresh = () => { queue = queue.then(load).catch((error) => sayProblem(error)); return queue; };
 
 async function gamePage(gameId) {
   game.id = gameId;
@@ -196,6 +235,7 @@ async function load() {
       game.legalVersion = null;
     }
     if (game.token) game.undo = (await call("GET", `/games/${game.id}/undo-requests`, { token: game.token })).body.items;
+    await loadEvents();
   }
   render();
 }
@@ -210,7 +250,7 @@ async function follow() {
       const { body } = await call("POST", `/games/${game.id}/stream-tickets`, { token: game.token });
       url = `${body.stream}&wait=600`;
     } catch (error) {
-      say(problemText(error), true);
+      sayProblem(error);
     }
   }
   const version = game.view?.version ?? game.info?.version ?? 0;
@@ -232,7 +272,7 @@ async function send(command) {
       headers: { "If-Match": `"${game.view.version}"`, "Idempotency-Key": newKey() } });
     say(`Sent: ${commandLabel(command)}`);
   } catch (error) {
-    say(problemText(error), true);
+    sayProblem(error);
   } finally {
     game.busy = false;
   }
@@ -331,10 +371,12 @@ function render() {
     side.append(h("p", { class: "replay-banner", "data-replay-version": game.replay.version },
       `Replay: the game at version ${game.replay.version} of ${game.view.version}.`));
   }
-  side.append(...[turnSection(shown), controls(live), seatsSection(shown), resultSection(shown), replaySection(), undoSection()]
-    .filter(Boolean));
+  side.append(...[turnSection(shown), controls(live), seatsSection(shown), resultSection(shown), replaySection(), undoSection(),
+    movesSection()].filter(Boolean));
   root.append(h("div", { class: "game" }, picture, side));
   main.replaceChildren(root);
+  const log = root.querySelector("[data-move-log]");
+  if (log) log.scrollTop = log.scrollHeight;
   askUndoAnswer();
 }
 
@@ -385,11 +427,16 @@ function counts(value, hiddenText = "hidden") {
     swatch(colour), `${value[colour]} `)));
 }
 
+function botLabel(seat) {
+  const bot = game.info.seats.find((s) => s.seat === seat)?.bot;
+  return bot ? h("em", { "data-bot": bot.bot }, ` ${BOTS[bot.bot] ?? bot.bot}, ${bot.think_ms} ms`) : null;
+}
+
 function seatsSection(state) {
   return h("section", { "data-section": "seats" }, h("h2", {}, "Players"), h("table", {},
     h("thead", {}, h("tr", {}, h("th", {}, "Player"), h("th", {}, "Hand"), h("th", {}, "Points"), h("th", {}, "Treasures"), h("th", {}, "Leaders"))),
     h("tbody", {}, state.seats.map((seat) => h("tr", { "data-seat-row": seat.seat },
-      h("td", {}, `${seat.name} (${seat.dynasty})`, state.pending.awaiting.includes(seat.seat) && !state.over ? h("strong", { "data-to-move": "" }, " (to move)") : null),
+      h("td", {}, `${seat.name} (${seat.dynasty})`, botLabel(seat.seat), state.pending.awaiting.includes(seat.seat) && !state.over ? h("strong", { "data-to-move": "" }, " (to move)") : null),
       h("td", { "data-hand": seat.hand ? "shown" : "hidden" }, seat.hand ? counts(seat.hand) : `${seat.hand_size} ${state.kind === "board" ? "tiles" : "cards"} (hidden)`,
         h("div", {}, `${seat.catastrophes} catastrophe${seat.catastrophes === 1 ? "" : "s"}`)),
       h("td", { "data-points": seat.points ? "shown" : "hidden" }, counts(seat.points)),
@@ -432,7 +479,7 @@ async function showVersion(version) {
     game.replay = { version, state: body.state };
     render();
   } catch (error) {
-    say(problemText(error), true);
+    sayProblem(error);
   }
 }
 
@@ -491,12 +538,14 @@ function setUpDialogs() {
         headers: { "If-Match": `"${game.view.version}"` } });
       say(approve ? "Undo approved." : "Undo rejected.");
     } catch (error) {
-      say(problemText(error), true);
+      sayProblem(error);
     }
     await refresh();
   };
   answerDialog.querySelector("[data-action=approve-undo]").addEventListener("click", () => answer(true));
   answerDialog.querySelector("[data-action=reject-undo]").addEventListener("click", () => answer(false));
+  const explanation = document.getElementById("explanation-dialog");
+  explanation.querySelector("[data-action=close-explanation]").addEventListener("click", () => explanation.close());
 }
 
 function askUndoAnswer() {
@@ -510,6 +559,94 @@ function askUndoAnswer() {
   dialog.querySelector("[data-undo-question]").textContent =
     `${open.requested_by} asks to take the game back to version ${open.to_version}: “${open.reason}”.`;
   if (!dialog.open) dialog.showModal();
+}
+
+// ---------------------------------------------------------------------------- moves explained
+
+// The game's events as this seat (or a spectator) may see them, newest last: read once, then
+// only those after the last one read. Another seat's token sees other redactions: read again.
+async function loadEvents() {
+  if (game.eventsToken !== game.token) {
+    game.events = [];
+    game.eventsToken = game.token;
+  }
+  let after = game.events.length ? game.events[game.events.length - 1].version : 0;
+  while (after !== null) {
+    const { body } = await call("GET", `/games/${game.id}/events?after=${after}&limit=500`, { token: game.token });
+    game.events.push(...body.items.map(({ version, type, actor, seat, recorded_at }) => ({ version, type, actor, seat, recorded_at })));
+    after = body.next_after;
+  }
+}
+
+function actorText(actor) {
+  const [who, seat] = actor.split(":");
+  const name = seat === undefined ? null : seatName(game.view.state, Number(seat));
+  if (who === "seat") return name;
+  if (who === "bot") return `${name} (bot)`;
+  return actor;
+}
+
+// The log's list is kept between renders: only the entries of new events are added to it.
+function movesSection() {
+  if (!game.log || game.log.dataset.token !== String(game.eventsToken)) {
+    game.log = h("ol", { class: "move-log", "data-move-log": "", "aria-label": "Move log", "data-token": String(game.eventsToken) });
+  }
+  const log = game.log;
+  log.append(...game.events.slice(log.childElementCount).map((e) => h("li", {},
+    h("button", { type: "button", class: "move", "data-event-version": e.version, "data-actor": e.actor, "data-type": e.type,
+      onclick: () => explain(e.version) },
+    h("span", { class: "move-version" }, `v${e.version}`), " ", h("span", { class: "move-actor" }, e.actor), " ",
+    h("span", { class: "move-type" }, e.type)))));
+  return h("section", { "data-section": "moves" }, h("h2", {}, "Moves"),
+    h("p", {}, "Choose a move to see the rules that decided it."), log);
+}
+
+async function explain(version) {
+  const dialog = document.getElementById("explanation-dialog");
+  const body = dialog.querySelector("[data-explanation-body]");
+  dialog.dataset.version = version;
+  dialog.querySelector("[data-explanation-title]").textContent = `Version ${version} explained`;
+  body.replaceChildren(h("p", {}, "Loading…"));
+  if (!dialog.open) dialog.showModal();
+  try {
+    const { body: found } = await call("GET", `/games/${game.id}/versions/${version}/explanation`, { token: game.token });
+    if (dialog.dataset.version === String(version)) body.replaceChildren(...explanationView(found));
+  } catch (error) {
+    body.replaceChildren(h("p", { class: "error", "data-explanation-error": "" }, problemText(error)));
+  }
+}
+
+function explanationView(x) {
+  const when = x.recorded_at ? new Date(x.recorded_at) : null;
+  const sender = actorText(x.actor) ?? x.actor;
+  const command = x.command === null ? h("span", { class: "hidden-value", "data-command-hidden": "true" }, "not shown to you")
+    : h("code", { "data-explained-command": JSON.stringify(x.command) }, commandLabel(x.command));
+  const parts = [
+    h("p", { "data-explained-type": x.type }, h("strong", {}, x.type),
+      x.command_version === x.version ? " (the command's first event)" : ` (part of the command made at version ${x.command_version})`),
+    h("dl", {},
+      h("dt", {}, "Command"), h("dd", {}, command),
+      h("dt", {}, "Sent by"), h("dd", { "data-explained-actor": x.actor }, sender === x.actor ? x.actor : `${sender} [${x.actor}]`),
+      h("dt", {}, "When"), h("dd", { "data-explained-when": x.recorded_at ?? "" }, when
+        ? h("time", { datetime: x.recorded_at }, when.toLocaleString()) : h("span", { class: "hidden-value" }, "not recorded"))),
+    h("h3", {}, "Rules applied"),
+  ];
+  if (x.rules === null) parts.push(h("p", { class: "hidden-value", "data-rules": "not-recorded" }, "Not recorded for this event."));
+  else if (!x.rules.length) parts.push(h("p", { "data-rules": "none" }, "No rule named for this event."));
+  else {
+    parts.push(h("ol", { "data-rules": x.rules.map((r) => r.id).join(",") }, x.rules.map((r) => h("li", {},
+      h("a", { href: r.url, "data-rule-link": r.id }, r.id)))));
+  }
+  parts.push(h("h3", {}, "Alternatives"));
+  if (x.alternatives === null) {
+    parts.push(h("p", { class: "hidden-value", "data-alternatives": "hidden" }, "Not shown (another seat's command, an undo or the start)."));
+  } else {
+    const n = x.alternatives.length;
+    parts.push(h("details", { "data-alternatives": n },
+      h("summary", {}, `${n} legal command${n === 1 ? "" : "s"} ${x.actor.startsWith("seat:") ? "the sender" : "the seat"} had then`),
+      h("ul", {}, x.alternatives.map((c) => h("li", { "data-alternative": JSON.stringify(c) }, commandLabel(c))))));
+  }
+  return parts;
 }
 
 // ---------------------------------------------------------------------------- start

@@ -4,15 +4,21 @@ claims a seat in the lobby and makes every move of its seat by clicking what its
 offers (a piece, then a highlighted square or slot; or a decision's button), following a
 fixed rule, while the other page follows by the event stream. A finished game's result in
 the page is the API's; the replay slider shows what time travel answers; a consented undo
-(asked in one page, approved in the other) shows the reverted game in both.
+(asked in one page, approved in the other) shows the reverted game in both. The move log
+explains a move with the API's rule trail, each rule a link to its text; a refused command
+links its rule; a bot seat chosen in the lobby's form moves through a real RQ worker and
+its move reaches the page live.
 
 Screenshots of each game's final position go to ``var/screenshots/`` (ignored by git)."""
 
 from __future__ import annotations
 
 import json
+import os
 import random
 import re
+import time
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -21,8 +27,9 @@ import pytest
 import requests
 from playwright.sync_api import Browser, BrowserContext, Page, sync_playwright
 
-from tests.service.api.conftest import ADMIN_TOKEN, LiveServer
+from tests.service.api.conftest import ADMIN_TOKEN, LiveServer, start_live_server
 from tests.service.api.test_docs_browser import CHROMIUM, CHROMIUM_ARGS
+from tests.service.jobs.test_bot_workers import worker_process
 
 SCREENSHOTS = Path(__file__).resolve().parents[3] / "var" / "screenshots"
 TIMEOUT_MS = 20_000
@@ -363,3 +370,193 @@ def test_a_consented_undo_asked_in_one_page_and_approved_in_the_other(
     # and the asker's seat is awaited again, with its moves offered
     assert now["state"]["pending"]["awaiting"] == [ann_seat]
     ready(asker, now["version"])
+
+
+def play_moves(server: LiveServer, game_id: str, pages: list[Page], count: int, seed: int) -> None:
+    """``count`` moves clicked in the awaited seat's page (by the rule of :func:`move`)."""
+    rng = random.Random(seed)
+    used: dict[int, set[str]] = {0: set(), 1: set()}
+    for _ in range(count):
+        pending = api(server, f"/games/{game_id}/pending")
+        seat = pending["awaited"][0]
+        ready(pages[seat], pending["version"])
+        move(pages[seat], rng, used[seat])
+        pages[seat].wait_for_selector(f"[data-game]:not([data-version='{pending['version']}'])")
+
+
+def all_events(server: LiveServer, game_id: str, token: str | None) -> list[dict[str, Any]]:
+    return list(api(server, f"/games/{game_id}/events?after=0&limit=500", token)["items"])
+
+
+def test_a_move_explained_from_the_move_log_links_its_rules(
+    players: list[Page], live_server: LiveServer
+) -> None:
+    # given a seeded board game claimed in two lobby pages
+    game_id = seeded_open_game(live_server, "board")
+    claim_in_lobby(players[0], live_server, game_id, 0, "Ann")
+    claim_in_lobby(players[1], live_server, game_id, 1, "Bob")
+    token = token_of(players[0], game_id, 0)
+    page = players[0]
+
+    # when a command the server refuses is sent from the page (the click's command is
+    # swapped on its way for a tile on an occupied square)
+    state = api(live_server, f"/games/{game_id}/state", token)
+    occupied = state["state"]["tiles"][0]["at"]
+    refused = {"type": "PlaceTile", "colour": "red", "at": occupied}
+
+    def swap(route: Any) -> None:
+        route.continue_(post_data=json.dumps(refused))
+
+    page.route("**/commands", swap)
+    ready(page, state["version"])
+    move(page, random.Random(1), set())
+    # then the status line shows the problem with a link to the rule that refused it
+    link = page.locator("#status [data-rule-link]")
+    link.wait_for()
+    direct = requests.post(
+        f"{live_server.url}/games/{game_id}/commands",
+        json=refused,
+        headers={"Authorization": f"Bearer {token}", "If-Match": f'"{state["version"]}"'},
+        timeout=10,
+    )
+    assert direct.status_code == 409, direct.text
+    assert link.get_attribute("data-rule-link") == direct.json()["rule"]
+    assert link.get_attribute("href") == direct.json()["rule_url"]
+    page.unroute("**/commands")
+    assert api(live_server, f"/games/{game_id}/pending")["version"] == state["version"]
+    page.reload()
+
+    # when a few moves are clicked, and seat 0 opens the move log's latest command of its own
+    play_moves(live_server, game_id, players, 5, seed=11)
+    events = all_events(live_server, game_id, token)
+    version = events[-1]["version"]
+    page.wait_for_selector(
+        f"[data-game][data-version='{version}'] [data-event-version='{version}']"
+    )
+    # then the log lists the events as the seat may see them, newest last
+    entries = page.locator("[data-move-log] [data-event-version]")
+    assert [
+        (
+            int(str(entries.nth(i).get_attribute("data-event-version"))),
+            entries.nth(i).get_attribute("data-actor"),
+            entries.nth(i).get_attribute("data-type"),
+        )
+        for i in range(entries.count())
+    ] == [(e["version"], e["actor"], e["type"]) for e in events]
+    chosen = None
+    for event in reversed(events):
+        if event["actor"] != "seat:0":
+            continue
+        explained = api(
+            live_server, f"/games/{game_id}/versions/{event['version']}/explanation", token
+        )
+        if explained["rules"] and explained["command"] is not None:
+            chosen = explained
+            break
+    assert chosen is not None, events
+    page.click(f"[data-move-log] [data-event-version='{chosen['version']}']")
+    dialog = page.locator("#explanation-dialog[open]")
+    dialog.locator("[data-rules] [data-rule-link]").first.wait_for()
+    # and the explanation shows the API's rule trail, command, sender and alternatives
+    links = dialog.locator("[data-rules] [data-rule-link]")
+    shown_rules = [
+        (links.nth(i).get_attribute("data-rule-link"), links.nth(i).get_attribute("href"))
+        for i in range(links.count())
+    ]
+    assert shown_rules == [(rule["id"], rule["url"]) for rule in chosen["rules"]]
+    assert (
+        dialog.locator("[data-explained-actor]").get_attribute("data-explained-actor") == "seat:0"
+    )
+    assert (
+        dialog.locator("[data-explained-when]").get_attribute("data-explained-when")
+        == (chosen["recorded_at"])
+    )
+    command = dialog.locator("[data-explained-command]").get_attribute("data-explained-command")
+    assert json.loads(str(command)) == chosen["command"]
+    assert chosen["alternatives"]
+    assert dialog.locator("[data-alternatives]").get_attribute("data-alternatives") == str(
+        len(chosen["alternatives"])
+    )
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SCREENSHOTS / "board-explanation.png"), full_page=True)
+    # when a rule is followed, then the rules page opens at that rule's heading
+    rule = chosen["rules"][-1]
+    dialog.locator(f"[data-rule-link='{rule['id']}']").click()
+    page.wait_for_url(f"{live_server.url}/rules/board#{rule['id']}")
+    assert page.locator(f"[id='{rule['id']}']").count() == 1
+    assert page.evaluate("location.hash") == f"#{rule['id']}"
+
+
+@pytest.fixture
+def bot_server(redis_url: str, tmp_path: Path) -> Iterator[LiveServer]:
+    """The real service with a real RQ worker process (``python -m service worker``) on a
+    queue and key prefix of their own."""
+    env = {
+        "TIGRIS_KEY_PREFIX": f"live-{uuid.uuid4().hex[:10]}",
+        "TIGRIS_RQ_QUEUE": f"q-{uuid.uuid4().hex[:10]}",
+        "TIGRIS_WORKERS": "1",
+        "TIGRIS_JOB_SWEEP_S": "3600",
+    }
+    worker_env = {**os.environ, "REDIS_URL": redis_url, **env}
+    worker_env.pop("RQ_REDIS_URL", None)
+    with (
+        start_live_server(redis_url, tmp_path, env) as server,
+        worker_process(worker_env, tmp_path / "worker.log", workers=1),
+    ):
+        yield server
+
+
+def test_a_bot_seat_created_in_the_lobby_moves_and_the_page_follows(
+    players: list[Page], bot_server: LiveServer
+) -> None:
+    page = players[0]
+    # given a board game created in the lobby's form: Ann in seat 0, a random bot in seat 1
+    page.goto(f"{bot_server.url}/play/")
+    form = "[data-form=create-game]"
+    page.fill(f"{form} input[name=seat-0-name]", "Ann")
+    page.select_option(f"{form} select[name=seat-1-type]", "bot")
+    page.select_option(f"{form} select[name=seat-1-bot]", "random")
+    page.fill(f"{form} input[name=seat-1-think-ms]", "100")
+    page.click("[data-action=create-game]")
+    page.wait_for_selector("[data-game]:not([data-status=open]) [data-section=turn]")
+    game_id = str(page.locator("[data-game]").get_attribute("data-game"))
+    token = token_of(page, game_id, 0)
+    info = api(bot_server, f"/games/{game_id}")
+    assert info["seats"][1]["bot"] == {"bot": "random", "think_ms": 100}
+    assert page.locator("[data-seat-row='1'] [data-bot=random]").count() == 1
+    # when Ann makes her moves by clicking until her turn is over
+    rng = random.Random(5)
+    mine: list[int] = []
+    deadline = time.monotonic() + 90
+    while True:
+        assert time.monotonic() < deadline, "the bot did not move"
+        pending = api(bot_server, f"/games/{game_id}/pending")
+        bot_moved = any(
+            e["actor"] == "bot:1" and mine and e["version"] > mine[-1]
+            for e in all_events(bot_server, game_id, token)
+        )
+        if pending["awaited"] == [0] and bot_moved:
+            break
+        if pending["awaited"] == [0]:
+            ready(page, pending["version"])
+            move(page, rng, set())
+            mine.append(pending["version"])
+            page.wait_for_selector(f"[data-game]:not([data-version='{pending['version']}'])")
+        else:
+            # the bot is awaited: its move comes from the worker, and the page follows live
+            page.wait_for_function(
+                "v => { const g = document.querySelector('[data-game]');"
+                " return g && Number(g.dataset.version) > v; }",
+                arg=pending["version"],
+                timeout=60_000,
+            )
+    # then the page shows Ann awaited again, with her moves offered and the bot's moves logged
+    version = pending["version"]
+    page.wait_for_selector(
+        f"[data-game][data-version='{version}'] [data-section=turn][data-awaiting='0']"
+    )
+    ready(page, version)
+    assert "Your move." in page.locator("[data-section=turn]").inner_text()
+    assert page.locator("[data-move-log] [data-actor='bot:1']").count() >= 1
+    bot_events = [e for e in all_events(bot_server, game_id, token) if e["actor"] == "bot:1"]
+    assert bot_events and bot_events[-1]["version"] > mine[-1]
