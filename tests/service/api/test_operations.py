@@ -86,7 +86,8 @@ def a_record(client: FlaskClient) -> bytes:
     game_id = created.get_json()["game"]["game_id"]
     answer = client.get(f"/games/{game_id}/record", headers=auth_admin())
     assert answer.status_code == 200
-    return answer.data
+    data: bytes = answer.data
+    return data
 
 
 def auth_admin() -> dict[str, str]:
