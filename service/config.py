@@ -110,15 +110,18 @@ class StoreSettings:
             redis_dir=Path(env.get("TIGRIS_REDIS_DIR", "var/redis")),
             appendfsync=env.get("TIGRIS_REDIS_APPENDFSYNC", "always"),
             redis_server=env.get("TIGRIS_REDIS_SERVER") or None,
-            snapshot_every=_int(env, "TIGRIS_SNAPSHOT_EVERY", 50),
-            idempotency_ttl_s=_int(env, "TIGRIS_IDEMPOTENCY_TTL_S", DEFAULT_IDEMPOTENCY_TTL_S),
+            snapshot_every=int_setting(env, "TIGRIS_SNAPSHOT_EVERY", 50),
+            idempotency_ttl_s=int_setting(
+                env, "TIGRIS_IDEMPOTENCY_TTL_S", DEFAULT_IDEMPOTENCY_TTL_S
+            ),
             key_prefix=env.get("TIGRIS_KEY_PREFIX", "tigris"),
-            wait_replicas=_int(env, "TIGRIS_REDIS_WAIT_REPLICAS", 1),
-            wait_timeout_ms=_int(env, "TIGRIS_REDIS_WAIT_TIMEOUT_MS", 1000),
+            wait_replicas=int_setting(env, "TIGRIS_REDIS_WAIT_REPLICAS", 1),
+            wait_timeout_ms=int_setting(env, "TIGRIS_REDIS_WAIT_TIMEOUT_MS", 1000),
         )
 
 
-def _int(env: Mapping[str, str], name: str, default: int) -> int:
+def int_setting(env: Mapping[str, str], name: str, default: int) -> int:
+    """Setting ``name`` of ``env`` as an integer (``default`` when unset or empty)."""
     raw = env.get(name)
     if raw is None or raw == "":
         return default

@@ -31,19 +31,12 @@ from domain.board.events import (
 from domain.board.evolve import evolve
 from domain.board.geometry import BORDER_TREASURES
 from domain.board.model import CHOOSE_WAR, MONUMENT, REFILL, REVOLT, REVOLT_SUPPORT, WAR, State
-
-Trail = tuple[str, ...]
+from domain.common.trail import Trail, walk
 
 
 def explain(state: State | None, events: list[Event]) -> list[Trail]:
     """The rule ids behind each of ``events`` (decided on ``state``, or a game's start)."""
-    out: list[Trail] = []
-    before = state
-    for event in events:
-        after = evolve(before, event)
-        out.append(explain_event(before, event, after))
-        before = after
-    return out
+    return walk(evolve, explain_event, state, events)
 
 
 def _on_board(state: State) -> int:

@@ -40,20 +40,14 @@ from domain.cards.model import (
     State,
     Wars,
 )
+from domain.common.trail import Trail, walk
 
-Trail = tuple[str, ...]
 _DECLINED = {name: DECISION_RULES[kind] for kind, name in DECISION_NAMES.items()}
 
 
 def explain(state: State | None, events: list[Event]) -> list[Trail]:
     """The rule ids behind each of ``events`` (decided on ``state``, or a game's start)."""
-    out: list[Trail] = []
-    before = state
-    for event in events:
-        after = evolve(before, event)
-        out.append(explain_event(before, event, after))
-        before = after
-    return out
+    return walk(evolve, explain_event, state, events)
 
 
 def _on_board(state: State) -> int:

@@ -26,7 +26,7 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from service.config import SettingsError, is_cluster_url, redact_url
+from service.config import SettingsError, int_setting, is_cluster_url, redact_url
 
 DEFAULT_RETRIES = (2, 10, 30)
 _QUEUE_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-")
@@ -83,28 +83,18 @@ class JobSettings:
             url = None  # a cluster store and no queue Redis: no background jobs
         return cls(
             rq_redis_url=url,
-            workers=_int(env, "TIGRIS_RQ_WORKERS", 2),
+            workers=int_setting(env, "TIGRIS_RQ_WORKERS", 2),
             queue=env.get("TIGRIS_RQ_QUEUE") or "tigris",
             retries=_delays(env.get("TIGRIS_JOB_RETRIES")),
-            sweep_s=_int(env, "TIGRIS_JOB_SWEEP_S", 15),
-            abandoned_s=_int(env, "TIGRIS_RQ_ABANDONED_S", 15),
-            maintenance_s=_int(env, "TIGRIS_RQ_MAINTENANCE_S", 15),
+            sweep_s=int_setting(env, "TIGRIS_JOB_SWEEP_S", 15),
+            abandoned_s=int_setting(env, "TIGRIS_RQ_ABANDONED_S", 15),
+            maintenance_s=int_setting(env, "TIGRIS_RQ_MAINTENANCE_S", 15),
             embedded_worker=_flag(env, "TIGRIS_EMBEDDED_WORKER", True),
             webhook_allow_private=_flag(env, "TIGRIS_WEBHOOK_ALLOW_PRIVATE", False),
-            webhook_timeout_s=_int(env, "TIGRIS_WEBHOOK_TIMEOUT_S", 5),
-            webhook_max_failures=_int(env, "TIGRIS_WEBHOOK_MAX_FAILURES", 8),
-            audit_s=_int(env, "TIGRIS_AUDIT_S", 3600),
+            webhook_timeout_s=int_setting(env, "TIGRIS_WEBHOOK_TIMEOUT_S", 5),
+            webhook_max_failures=int_setting(env, "TIGRIS_WEBHOOK_MAX_FAILURES", 8),
+            audit_s=int_setting(env, "TIGRIS_AUDIT_S", 3600),
         )
-
-
-def _int(env: Mapping[str, str], name: str, default: int) -> int:
-    raw = env.get(name)
-    if raw is None or raw == "":
-        return default
-    try:
-        return int(raw)
-    except ValueError:
-        raise SettingsError(f"{name} must be an integer, not {raw!r}") from None
 
 
 def _flag(env: Mapping[str, str], name: str, default: bool) -> bool:
