@@ -51,7 +51,9 @@ def audit_log() -> AuditLog | None:
     return found
 
 
-def after_change(game: LoadedGame) -> None:
+def after_change(game: LoadedGame, *, webhooks: int | None = None) -> None:
+    """Enqueue the background work ``game`` now needs (``webhooks``: the subscription count
+    the append returned, if it did)."""
     found = triggers()
     if found is not None:
-        found.after_change(game, services().games)
+        found.after_change(game, services().games, webhooks=webhooks)

@@ -50,7 +50,7 @@ def post_command(game_id: str) -> Response:
         game_id, command, meta=meta, expected_version=expected, idempotency_key=key
     )
     game = outcome.game
-    after_change(game)
+    after_change(game, webhooks=outcome.webhooks)
     response = json_response(
         {"version": game.version, "events": events_json(outcome.events, caller, game)},
         version=game.version,

@@ -242,8 +242,8 @@ def install(app: Flask, settings: LimitSettings) -> Limiter | None:
     client = Batched("client", _client_key, batch_size(settings.per_client))
 
     def uncharged() -> bool:
-        """The limiter's request filter: True (nothing to charge in Redis) skips its work
-        for this request altogether, as for the exempt endpoints."""
+        """True when this request charges nothing to Redis (counted in the process only, or
+        an exempt endpoint): then the limiter's check is not run at all."""
         if _exempt():
             return True
         token_skipped = token.skip() if request.headers.get("Authorization") else True
@@ -281,7 +281,16 @@ def install(app: Flask, settings: LimitSettings) -> Limiter | None:
         swallow_errors=True,  # a store outage lets requests through
         on_breach=_breach_handler({"token": token, "client": client}),
     )
-    limiter.request_filter(uncharged)
+    # flask-limiter's own check (its limits, contexts and exemptions) runs only for the
+    # requests that are charged, one in ``batch``: the rest skip its work altogether.
+    hooks = app.before_request_funcs.setdefault(None, [])
+    checked = limiter._check_request_limit
+
+    def check_when_charged() -> None:
+        if not uncharged():
+            checked()
+
+    hooks[hooks.index(checked)] = check_when_charged
 
     @app.errorhandler(RateLimitExceeded)
     def _limited(exc: RateLimitExceeded) -> Response:

@@ -19,6 +19,7 @@ format of the other records stays).
 
 from __future__ import annotations
 
+import functools
 import logging
 import os
 import re
@@ -74,7 +75,12 @@ def path_template() -> str:
     rule = request.url_rule
     if rule is None:
         return "-"
-    return _PARAMETER.sub(r"{\1}", rule.rule)
+    return _template(rule.rule)
+
+
+@functools.lru_cache(maxsize=512)
+def _template(rule: str) -> str:
+    return _PARAMETER.sub(r"{\1}", rule)
 
 
 def request_lines_enabled(config: Mapping[str, Any]) -> bool:

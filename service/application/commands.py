@@ -71,6 +71,7 @@ class CommandOutcome:
     game: LoadedGame
     events: list[StoredEvent]
     replayed: bool
+    webhooks: int | None = None  # the game's webhook subscriptions, if the append said
 
 
 def command_hash(kind: str, command_json: Mapping[str, Any], actor: str) -> str:
@@ -469,7 +470,7 @@ class CommandHandler:
         )
         self._repository.remember(after)
         stored = self._mapper.appended(game.game_id, result, envelopes, events)
-        return CommandOutcome(after, stored, replayed=False)
+        return CommandOutcome(after, stored, replayed=False, webhooks=result.webhooks)
 
     def _command(
         self, kind: str, command: Mapping[str, Any] | object, meta: CommandMeta

@@ -133,7 +133,7 @@ def play_bot(game_id: str, version: int, seat: int) -> str:
     except (ConcurrencyError, IdempotencyConflict) as exc:
         # Another attempt at this decision won (another worker or an earlier run).
         return f"already decided: {type(exc).__name__}"
-    context.triggers.after_change(outcome.game, context.games)
+    context.triggers.after_change(outcome.game, context.games, webhooks=outcome.webhooks)
     if outcome.replayed:
         return f"replayed: the move was made at version {outcome.game.version}"
     return f"moved to version {outcome.game.version}"

@@ -82,5 +82,5 @@ def clock_expired(game_id: str, version: int, seat: int) -> str:
         )
     except (ConcurrencyError, IdempotencyConflict) as exc:
         return f"moved in time: {type(exc).__name__}"
-    context.triggers.after_change(outcome.game, context.games)
+    context.triggers.after_change(outcome.game, context.games, webhooks=outcome.webhooks)
     return f"the clock moved for seat {seat}: version {outcome.game.version}"

@@ -36,15 +36,17 @@ class JobTriggers:
                 self._queue = job_queue(self.settings)
             return self._queue
 
-    def after_change(self, game: LoadedGame, games: GameService) -> None:
+    def after_change(
+        self, game: LoadedGame, games: GameService, *, webhooks: int | None = None
+    ) -> None:
         """Enqueue the moves of the bot seats ``game`` awaits, the deadlines of its clock
-        and the deliveries of its webhooks (one read of its subscription set when it has
-        none)."""
+        and the deliveries of its webhooks. ``webhooks``: the subscription count the append
+        returned (0: no read of the subscription set at all; None: read it)."""
         try:
             if awaited_bots(game):
                 enqueue_bot_moves(self.queue, self.settings, game)
             if game.info.clock is not None:
                 enqueue_deadlines(self.queue, self.settings, games, game)
-            enqueue_deliveries(self.queue, self.settings, self.hooks, game)
+            enqueue_deliveries(self.queue, self.settings, self.hooks, game, known=webhooks)
         except (redis.RedisError, RedisClusterException, OSError) as exc:
             log.warning("jobs of game %s not enqueued (the sweep will): %s", game.game_id, exc)

@@ -37,6 +37,7 @@ from service.application.repository import LoadedGame
 from service.jobs.queues import enqueue_once
 from service.jobs.settings import JobSettings
 from service.jobs.ssrf import UrlRefused, check_url
+from service.store.redis_streams import RedisKeys
 
 BATCH = 100
 LOG_LENGTH = 100
@@ -99,6 +100,7 @@ class WebhookStore:
     def __init__(self, client: Any, prefix: str) -> None:
         self.client = client
         self.prefix = prefix
+        self._keys = RedisKeys(prefix)  # the subscription set is the one the append counts
         self._advance = client.register_script(_ADVANCE)
         self._fail = client.register_script(_FAIL)
 
@@ -146,7 +148,7 @@ class WebhookStore:
         }
         with self.client.pipeline(transaction=True) as pipe:
             pipe.hset(self._key(game_id, sub.sub_id), mapping=fields)
-            pipe.sadd(f"{self._game(game_id)}:hooks", sub.sub_id)
+            pipe.sadd(self._keys.hooks(game_id), sub.sub_id)
             pipe.execute()
         return sub
 
@@ -169,7 +171,7 @@ class WebhookStore:
         )
 
     def of_game(self, game_id: str) -> list[Subscription]:
-        ids = sorted(self.client.smembers(f"{self._game(game_id)}:hooks"))
+        ids = sorted(self.client.smembers(self._keys.hooks(game_id)))
         found = [self.get(game_id, sub_id) for sub_id in ids]
         return [sub for sub in found if sub is not None]
 
@@ -205,9 +207,18 @@ class WebhookStore:
 
 
 def enqueue_deliveries(
-    queue: Queue, settings: JobSettings, hooks: WebhookStore, game: LoadedGame
+    queue: Queue,
+    settings: JobSettings,
+    hooks: WebhookStore,
+    game: LoadedGame,
+    *,
+    known: int | None = None,
 ) -> int:
-    """Enqueue a delivery for every active subscription of ``game`` that is behind it."""
+    """Enqueue a delivery for every active subscription of ``game`` that is behind it.
+    ``known``: the game's subscription count, when the append that moved it returned it
+    (0: nothing to read)."""
+    if known == 0:
+        return 0
     enqueued = 0
     for sub in hooks.of_game(game.game_id):
         if sub.status == "active" and sub.cursor < game.version:

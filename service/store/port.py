@@ -115,11 +115,14 @@ class Idempotency:
 class AppendResult:
     """Versions ``first..last`` hold the events of this command. ``replayed`` is True when
     the idempotency key had been used for the same command already: then nothing was
-    appended and ``first..last`` are the versions of the original append."""
+    appended and ``first..last`` are the versions of the original append. ``webhooks``: how
+    many webhook subscriptions the game had at that moment, when the adapter learns it with
+    the append (None: unknown; a caller that needs it reads the subscriptions)."""
 
     first: int
     last: int
     replayed: bool = False
+    webhooks: int | None = field(default=None, compare=False)
 
     @property
     def versions(self) -> range:

@@ -11,6 +11,9 @@ and the append script may touch them together:
 - ``P:{g}:idem:<h>``  hash: command hash and versions of one idempotent append
                       (``<h>`` hashes the client's key), expires after the TTL
 - ``P:{g}:snap``      sorted set of snapshots, score = version
+- ``P:{g}:hooks``     set of the game's webhook subscription ids (``service.jobs.webhooks``);
+                      the append script returns its size, so that a command learns whether
+                      deliveries may be due without a second round trip
 
 Keys that are not per game, each touched by single-key commands only (so each may sit
 on a slot of its own in a cluster):
@@ -62,7 +65,7 @@ from service.store.port import (
 # run atomically and reach the AOF as one MULTI/EXEC block, which Redis drops
 # whole if a crash cuts it short.
 _APPEND_LUA = """
-local stream, info, tokens, idem = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
+local stream, info, tokens, hooks, idem = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
 local expected = tonumber(ARGV[1])
 local n_info = tonumber(ARGV[2])
 local n_tokens = tonumber(ARGV[3])
@@ -74,7 +77,7 @@ if idem then
   local record = redis.call('HMGET', idem, 'hash', 'first', 'last')
   if record[1] then
     if record[1] == command_hash then
-      return 'replay ' .. record[2] .. ' ' .. record[3]
+      return 'replay ' .. record[2] .. ' ' .. record[3] .. ' ' .. redis.call('SCARD', hooks)
     end
     return 'conflict'
   end
@@ -103,7 +106,7 @@ if idem then
   redis.call('HSET', idem, 'hash', command_hash, 'first', current + 1, 'last', version)
   redis.call('PEXPIRE', idem, ttl_ms)
 end
-return 'ok ' .. (current + 1) .. ' ' .. version
+return 'ok ' .. (current + 1) .. ' ' .. version .. ' ' .. redis.call('SCARD', hooks)
 """
 
 
@@ -199,6 +202,9 @@ class RedisKeys:
     def tokens(self, game_id: str) -> str:
         return f"{self.prefix}:{{{game_id}}}:tokens"
 
+    def hooks(self, game_id: str) -> str:
+        return f"{self.prefix}:{{{game_id}}}:hooks"
+
     @property
     def index(self) -> str:
         return f"{self.prefix}:games"
@@ -273,7 +279,12 @@ class RedisEventStore(EventStore):
         seat_tokens: Mapping[str, int] | None = None,
     ) -> AppendResult:
         check_append(game_id, events, expected_version, seat_tokens)
-        keys = [self.keys.events(game_id), self.keys.info(game_id), self.keys.tokens(game_id)]
+        keys = [
+            self.keys.events(game_id),
+            self.keys.info(game_id),
+            self.keys.tokens(game_id),
+            self.keys.hooks(game_id),
+        ]
         info_items = sorted((info or {}).items())
         token_items = sorted((seat_tokens or {}).items())
         args: list[str | int] = [expected_version, len(info_items), len(token_items)]
@@ -289,11 +300,11 @@ class RedisEventStore(EventStore):
         answer = _s(self._evalsha(keys, args))
         status, _, versions = answer.partition(" ")
         if status == "ok":
-            first, last = versions.split()
-            return AppendResult(int(first), int(last))
+            first, last, hooks = versions.split()
+            return AppendResult(int(first), int(last), webhooks=int(hooks))
         if status == "replay":
-            first, last = versions.split()
-            return AppendResult(int(first), int(last), replayed=True)
+            first, last, hooks = versions.split()
+            return AppendResult(int(first), int(last), replayed=True, webhooks=int(hooks))
         if status == "conflict":
             assert idempotency is not None
             raise IdempotencyConflict(idempotency.key)

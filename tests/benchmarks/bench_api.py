@@ -211,6 +211,23 @@ def _client_process(  # noqa: PLR0917 (one process of the load)
     out.put((latencies, errors))
 
 
+def cpu_seconds(pid: int) -> float:
+    """CPU time (user + system) of process ``pid`` and all its descendants, from /proc."""
+    ticks = os.sysconf("SC_CLK_TCK")
+    total = 0.0
+    pending = [pid]
+    while pending:
+        current = pending.pop()
+        try:
+            fields = Path(f"/proc/{current}/stat").read_text().rpartition(")")[2].split()
+            total += (int(fields[11]) + int(fields[12])) / ticks
+            for task in Path(f"/proc/{current}/task").iterdir():
+                pending += [int(c) for c in (task / "children").read_text().split()]
+        except (FileNotFoundError, ProcessLookupError):
+            continue
+    return total
+
+
 def bench_api(
     port: int,
     games: list[PlannedGame],
@@ -219,7 +236,10 @@ def bench_api(
     *,
     per_seat: bool = False,
     bare: int = 0,
+    service_pid: int | None = None,
+    redis_pid: int | None = None,
 ) -> dict[str, Any]:
+    cpu_before = {pid: cpu_seconds(pid) for pid in (service_pid, redis_pid) if pid}
     queue: multiprocessing.Queue[Any] = multiprocessing.Queue()
     shares = [games[i::processes] for i in range(processes)]
     procs = [
@@ -235,9 +255,12 @@ def bench_api(
     elapsed = time.perf_counter() - started
     for proc in procs:
         proc.join()
+    cpu = {pid: cpu_seconds(pid) - before for pid, before in cpu_before.items()}
     latencies = sorted(x for lat, _ in results for x in lat)
     errors = [e for _, errs in results for e in errs]
     return {
+        "service_cpu_ms": 1000 * cpu.get(service_pid or 0, 0.0) / max(1, len(latencies)),
+        "redis_cpu_ms": 1000 * cpu.get(redis_pid or 0, 0.0) / max(1, len(latencies)),
         "commands": len(latencies),
         "seconds": elapsed,
         "rate": len(latencies) / elapsed,
@@ -338,11 +361,12 @@ def main() -> None:
                         raise
                 time.sleep(0.2)
             games = plan_games(port, args.games, args.commands)
-            bare = bench_api(port, games, args.processes, args.threads, bare=args.bare)
-            api = bench_api(port, games, args.processes, args.threads)
+            pids: dict[str, Any] = {"service_pid": service.pid, "redis_pid": server.pid}
+            bare = bench_api(port, games, args.processes, args.threads, bare=args.bare, **pids)
+            api = bench_api(port, games, args.processes, args.threads, **pids)
             seat_games = plan_games(port, args.games, args.commands)
             paths_before = command_paths(port)
-            seat = bench_api(port, seat_games, args.processes, args.threads, per_seat=True)
+            seat = bench_api(port, seat_games, args.processes, args.threads, per_seat=True, **pids)
             cold = cold_share(paths_before, command_paths(port))
             store = bench_store(server.url, args.processes * args.threads, api["commands"])
         finally:
@@ -353,21 +377,26 @@ def main() -> None:
     clients = args.processes * args.threads
     print(
         f"bare  : {bare['commands']} GET /healthz = {bare['rate']:,.0f}/s, "
-        f"p50 {bare['p50_ms']:.1f} ms, p99 {bare['p99_ms']:.1f} ms (the framework's ceiling)"
+        f"p50 {bare['p50_ms']:.1f} ms, p99 {bare['p99_ms']:.1f} ms (the framework's ceiling), "
+        f"CPU per request: service {bare['service_cpu_ms']:.2f} ms, "
+        f"Redis {bare['redis_cpu_ms']:.3f} ms"
     )
     print(
         f"API   : {api['commands']} commands in {api['seconds']:.1f} s = {api['rate']:,.0f}/s, "
         f"p50 {api['p50_ms']:.1f} ms, p99 {api['p99_ms']:.1f} ms, "
         f"{api['rate'] / bare['rate']:.0%} of bare "
         f"({clients} clients, {args.games} games, {args.workers} gunicorn workers, "
-        f"fsync {args.fsync}, rate limits {args.rate_limits}, errors {api['error_count']})"
+        f"fsync {args.fsync}, rate limits {args.rate_limits}, errors {api['error_count']}); "
+        f"CPU per command: service {api['service_cpu_ms']:.2f} ms, "
+        f"Redis {api['redis_cpu_ms']:.3f} ms"
     )
     share = "n/a" if cold is None else f"{cold:.0%}"
     print(
         f"seat  : {seat['commands']} commands, one connection per seat = "
         f"{seat['rate']:,.0f}/s, p50 {seat['p50_ms']:.1f} ms, p99 {seat['p99_ms']:.1f} ms, "
         f"{seat['rate'] / bare['rate']:.0%} of bare, {seat['rate'] / api['rate']:.2f}x the "
-        f"per-client rate, cold path {share} (errors {seat['error_count']})"
+        f"per-client rate, cold path {share} (errors {seat['error_count']}); "
+        f"CPU per command: service {seat['service_cpu_ms']:.2f} ms"
     )
     print(
         f"store : {store['appends']} checked appends = {store['rate']:,.0f}/s ({clients} threads)"

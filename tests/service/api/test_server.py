@@ -91,3 +91,33 @@ def test_two_hundred_open_streams_do_not_block_commands(live_server: LiveServer)
     finally:
         for sock in streams:
             sock.close()
+
+
+def test_a_response_leaves_in_one_send_until_it_grows_large() -> None:
+    # Given the socket wrapper the worker puts around one ordinary response
+    from service.api.worker import COALESCE_LIMIT, CoalescingSocket
+
+    left, right = socket.socketpair()
+    with left, right:
+        right.setblocking(False)
+        out = CoalescingSocket(left)
+        # When gunicorn writes the head and a small body
+        out.sendall(b"HTTP/1.1 200 OK\r\n\r\n")
+        out.sendall(b"{}")
+        # Then nothing has left yet, and all of it leaves together at the flush
+        try:
+            early = right.recv(100)
+        except BlockingIOError:
+            early = b""
+        assert early == b""
+        out.flush()
+        assert right.recv(100) == b"HTTP/1.1 200 OK\r\n\r\n{}"
+        # And a body over the limit is not held back, nor is a direct send (100 Continue)
+        out.sendall(b"x" * COALESCE_LIMIT)
+        received = b""
+        while len(received) < COALESCE_LIMIT:
+            received += right.recv(COALESCE_LIMIT)
+        assert received == b"x" * COALESCE_LIMIT
+        out.sendall(b"held")
+        assert out.send(b"now") == 3
+        assert right.recv(100) == b"heldnow"

@@ -71,6 +71,21 @@ def test_the_append_script_is_reloaded_after_a_script_flush(
     assert store.append("g9", [event], 1, idempotency=Idempotency("k", "h")).last == 2
 
 
+def test_an_append_counts_the_games_webhook_subscriptions(
+    redis_client: redis.Redis, key_prefix: str
+) -> None:
+    # Given a game without subscriptions, then with two (the set service.jobs.webhooks writes)
+    store = RedisEventStore(redis_client, prefix=key_prefix)
+    event = NewEvent("t.E", 1, {}, {})
+    assert store.append("g10", [event], 0).webhooks == 0
+    redis_client.sadd(store.keys.hooks("g10"), "sub-a", "sub-b")
+    # When events are appended, or an idempotent append is replayed
+    first = store.append("g10", [event], 1, idempotency=Idempotency("k", "h"))
+    again = store.append("g10", [event], 1, idempotency=Idempotency("k", "h"))
+    # Then each answer carries the count, read by the same script (no second round trip)
+    assert (first.webhooks, again.replayed, again.webhooks) == (2, True, 2)
+
+
 def test_an_unreachable_redis_is_store_unavailable(tmp_path: Path) -> None:
     client = redis.Redis(unix_socket_path=str(tmp_path / "none.sock"), retry=no_retries())
     store = RedisEventStore(client)
