@@ -85,8 +85,14 @@ class BoardRules:
     def view(self, state: State, viewer: int | None, *, complete: bool = False) -> JSON:
         return view(state, viewer, complete=complete)
 
-    def event_view(self, event: Event, viewer: int | None, state_after: State) -> JSON:
-        return event_view(event, viewer, state_after)
+    def event_view(
+        self,
+        event: Event,
+        viewer: int | None,
+        state_after: State,
+        data: Mapping[str, Any] | None = None,
+    ) -> JSON:
+        return event_view(event, viewer, state_after, data)
 
     def dump_position(self, state: State) -> JSON:
         return dump_position(state)

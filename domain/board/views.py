@@ -8,6 +8,9 @@ may not see is ``None``; the admin's view and every view after the end are compl
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from domain.board.events import EVENTS, Event, GameStarted, TilesDrawn, TilesSwapped
 from domain.board.flow import awaited_seat
 from domain.board.geometry import coords
@@ -223,11 +226,13 @@ REDACTED: dict[str, tuple[tuple[str, ...], dict[str, str]]] = {
 }
 
 
-def event_view(event: Event, viewer: int | None, state_after: State) -> JSON:
-    """An event's data (without its ``type``) as ``viewer`` may see it."""
+def event_view(
+    event: Event, viewer: int | None, state_after: State, encoded: Mapping[str, Any] | None = None
+) -> JSON:
+    """An event's data (without its ``type``) as ``viewer`` may see it; ``encoded``: its
+    fields as ``EVENTS`` encodes them, if the caller has them (not encoded again)."""
     viewer = check_viewer(viewer, state_after.seat_count)
-    data = EVENTS.to_json(event)
-    del data["type"]  # the envelope names it
+    data = EVENTS.fields_json(event, encoded)  # the envelope names the type
     if state_after.decision == OVER:
         return data
     if isinstance(event, GameStarted):

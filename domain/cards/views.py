@@ -7,6 +7,7 @@ view and every view after the end are complete. The vocabulary is the board game
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from domain.cards import display
@@ -216,12 +217,14 @@ REDACTED: dict[str, tuple[tuple[str, ...], dict[str, str]]] = {
 }
 
 
-def event_view(event: Event, viewer: int | None, state_after: State) -> JSON:
+def event_view(
+    event: Event, viewer: int | None, state_after: State, encoded: Mapping[str, Any] | None = None
+) -> JSON:
     """An event's data (without its ``type``) as ``viewer`` may see it: others' draws as
-    a count, no seed, a card laid face down without its colour."""
+    a count, no seed, a card laid face down without its colour; ``encoded``: its fields as
+    ``EVENTS`` encodes them, if the caller has them (not encoded again)."""
     viewer = check_viewer(viewer, state_after.seat_count)
-    data: dict[str, Any] = EVENTS.to_json(event)
-    del data["type"]  # the envelope names it
+    data = EVENTS.fields_json(event, encoded)  # the envelope names the type
     if state_after.over is not None:
         return data
     if isinstance(event, CardsDrawn) and event.seat != viewer:

@@ -223,6 +223,13 @@ class TypeRegistry(Generic[T]):
             detail = f"{path}: {_describe(leaf)}" if path else _describe(leaf)
             raise FormatError(f"bad {self.kind} {name!r}: {detail}", path or None) from exc
 
+    def fields_json(self, obj: T, encoded: Mapping[str, Any] | None = None) -> JSON:
+        """``obj``'s fields without its type name, as a new dict: a copy of ``encoded`` (its
+        encoding at the current schema version) when the caller holds it, else encoded now."""
+        if encoded is not None:
+            return dict(encoded)
+        return dict(self.encode(obj)[2])
+
     def to_json(self, obj: T) -> JSON:
         """Wire form for clients: the data with its ``type`` name first."""
         name, _, data = self.encode(obj)

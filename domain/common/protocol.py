@@ -102,12 +102,16 @@ class GameRules(Protocol[S, C, E]):
         shape is the same for every caller: what is hidden is ``null``."""
         ...
 
-    def event_view(self, event: E, viewer: int | None, state_after: S) -> JSON:
+    def event_view(
+        self, event: E, viewer: int | None, state_after: S, data: Mapping[str, Any] | None = None
+    ) -> JSON:
         """An event's data (its fields, without ``type``) as ``viewer`` may see it
         (e.g. another seat's draw shows only a count). ``state_after`` is a state
         at or after the event (the service passes the game's current one): it tells
         whether the game has ended and what has become public since (a bridge card
-        turned face up)."""
+        turned face up). ``data``: the event's fields as the registry encodes them at
+        its current schema version, when the caller holds them already (read from a
+        store): then they are not encoded again."""
         ...
 
     def dump_position(self, state: S) -> JSON:

@@ -81,7 +81,7 @@ def event_json(
         data: dict[str, Any] = dict(event.data)  # upcast already: the fields, without type
     else:
         after = current.state if state_after is None else state_after
-        data = current.rules.event_view(event.event, caller.seat, after)
+        data = current.rules.event_view(event.event, caller.seat, after, event.data)
     return {
         "version": event.version,
         "type": event.type,

@@ -28,7 +28,7 @@ def get_state_at(game_id: str, version: int) -> Response:
     current = games.load(game_id)
     if not 1 <= version <= current.version:
         raise not_found(f"game {game_id!r} has versions 1..{current.version}, not {version}")
-    past = games.load_at(game_id, version)
+    past = games.load_past(current, version)
     # Once the game has ended, its whole history is public (audits of disputed moves).
     public = current.rules.is_over(current.state)
     return json_response(state_json(past, caller, public=public), version=current.version)

@@ -87,7 +87,7 @@ class GameArchive:
             if not complete:
                 if not event.type.startswith(SERVICE_KIND + "."):
                     state = after.get(event.version, game.state)
-                    data = dict(rules.event_view(event.event, viewer, state))
+                    data = dict(rules.event_view(event.event, viewer, state, event.data))
                     data.pop("type", None)
                 command = _visible_command(command, event.metadata, viewer)
             lines.append(

@@ -251,6 +251,9 @@ class GameService:
     def load_at(self, game_id: str, version: int) -> LoadedGame:
         return self.repository.get_at(game_id, version)
 
+    def load_past(self, current: LoadedGame, version: int) -> LoadedGame:
+        return self.repository.past(current, version)
+
     def game_info(self, game_id: str) -> GameInfo:
         return self.queries.game_info(game_id)
 

@@ -184,6 +184,18 @@ class GameRepository:
             raise VersionNotFound(game_id, version, record.version)
         return self.at(record, version)
 
+    def past(self, current: LoadedGame, version: int) -> LoadedGame:
+        """Time travel from ``current`` (just loaded): the game right after its first
+        ``version`` events, its info that of ``current`` (no second read of it)."""
+        if not 1 <= version <= current.version:
+            raise VersionNotFound(current.game_id, version, current.version)
+        if version == current.version:
+            return current
+        state, base, head = self._fold_to(current.game_id, current.rules, version)
+        return LoadedGame(
+            current.game_id, current.kind, current.rules, state, version, current.info, base, head
+        )
+
     def at(self, record: GameRecord, version: int) -> LoadedGame:
         """The game of ``record`` (just read) at ``version``; remembered if current."""
         game_id = record.game_id

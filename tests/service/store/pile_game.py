@@ -198,9 +198,14 @@ class PileRules:
             del position["seed"]  # the seed would reveal the pile before it is dealt
         return position
 
-    def event_view(self, event: PileEvent, viewer: int | None, state_after: PileState) -> JSON:
-        wire = EVENTS.to_json(event)
-        del wire["type"]  # the envelope names it
+    def event_view(
+        self,
+        event: PileEvent,
+        viewer: int | None,
+        state_after: PileState,
+        data: Mapping[str, Any] | None = None,
+    ) -> JSON:
+        wire = EVENTS.fields_json(event, data)  # the envelope names the type
         if isinstance(event, GameStarted) and not state_after.over:
             del wire["seed"]
         return wire

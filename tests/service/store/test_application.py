@@ -296,13 +296,18 @@ def test_time_travel_equals_folding_the_first_events(service: GameService) -> No
     while not service.load(game_id).state.over:
         take(service, game_id, 2 if service.load(game_id).state.pile > 2 else 1)
     events: list[Any] = [e.event for e in service.events(game_id)]
+    current = service.load(game_id)
     for version in range(1, len(events) + 1):
         at = service.load_at(game_id, version)
-        assert at.version == version
-        assert position(at.state) == position(PILE.fold(events[:version]))
+        past = service.load_past(current, version)  # the same, from the game just loaded
+        assert at.version == past.version == version
+        assert position(at.state) == position(past.state) == position(PILE.fold(events[:version]))
+        assert past.head == at.head
     for version in (0, len(events) + 1):
         with pytest.raises(VersionNotFound):
             service.load_at(game_id, version)
+        with pytest.raises(VersionNotFound):
+            service.load_past(current, version)
 
 
 def test_list_games_filters_and_pages(backend: Backend) -> None:
