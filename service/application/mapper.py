@@ -121,7 +121,8 @@ class EventMapper:
     def envelopes(
         self, kind: str, events: Sequence[object], meta: CommandMeta, recorded_at: str
     ) -> list[NewEvent]:
-        """``events`` of a ``kind`` game (domain or service events) as envelopes to append."""
+        """``events`` of a ``kind`` game (domain or service events) as envelopes for
+        ``sealed``, their metadata the full audit record (every field; ``sealed`` encodes it)."""
         metadata = {
             "command_id": meta.command_id,
             "actor": meta.actor,
@@ -139,7 +140,7 @@ class EventMapper:
                     f"{prefix}.{name}",
                     schema_version,
                     data,
-                    encode_metadata({"event_id": uuid.uuid4().hex, **metadata}),
+                    {"event_id": uuid.uuid4().hex, **metadata},
                 )
             )
         return envelopes
@@ -163,7 +164,14 @@ class EventMapper:
             raise ValueError(f"{len(trails)} rule trails for {len(envelopes)} events")
         out: list[NewEvent] = []
         for n, envelope in enumerate(envelopes):
-            full = decode_metadata(envelope.metadata)
+            given = envelope.metadata
+            # A full record with every audit field (what ``envelopes`` makes) reads back
+            # unchanged once encoded; any other form is read back as the store would.
+            full = (
+                dict(given)
+                if "v" not in given and all(name in given for name in AUDIT_FIELDS)
+                else decode_metadata(given)
+            )
             full.pop(HASH_KEY, None)  # sealed here, and only here
             full.pop(COMMAND_KEY, None)
             if trails is not None:
