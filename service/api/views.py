@@ -49,6 +49,9 @@ def get_pending(game_id: str) -> Response:
     }
     if game.info.clock is not None:
         body["clock"] = clock_json(clock_reading(services().games, game))
+        if not body["over"]:
+            # The time left runs down while the version stands still: no ETag, never a 304.
+            return json_response(body)
     return json_response(body, version=game.version)
 
 

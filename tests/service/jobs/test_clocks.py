@@ -99,6 +99,22 @@ def test_pending_shows_each_awaited_seats_remaining_time(client: FlaskClient) ->
     assert game["clock"] == {"initial_s": 60, "increment_s": 5, "on_expiry": "random"}
 
 
+def test_a_running_clock_is_never_answered_not_modified(client: FlaskClient) -> None:
+    # Given a clocked game, and its pending decision as a client cached it
+    game_id, _, version = create(client, {"initial_s": 60, "increment_s": 5})
+    first = client.get(f"/games/{game_id}/pending")
+    # When the client asks again with the game's version as its ETag
+    again = client.get(f"/games/{game_id}/pending", headers={"If-None-Match": f'"{version}"'})
+    # Then it gets the time left now (not a 304 that would keep the old one), and no ETag
+    assert (first.status_code, again.status_code) == (200, 200)
+    assert "ETag" not in again.headers
+    [before], [now] = first.get_json()["clock"]["seats"], again.get_json()["clock"]["seats"]
+    assert now["remaining_ms"] <= before["remaining_ms"]
+    # while the state of a clocked game still answers 304 for an unchanged version
+    state = client.get(f"/games/{game_id}/state", headers={"If-None-Match": f'"{version}"'})
+    assert state.status_code == 304
+
+
 @pytest.mark.parametrize(
     "clock",
     [
