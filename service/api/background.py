@@ -5,7 +5,7 @@ needs (``service.jobs.triggers``); without a queue Redis (a cluster ``REDIS_URL`
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from flask import Flask, current_app
@@ -51,9 +51,11 @@ def audit_log() -> AuditLog | None:
     return found
 
 
-def after_change(game: LoadedGame, *, webhooks: int | None = None) -> None:
+def after_change(
+    game: LoadedGame, *, webhooks: int | None = None, answering: Sequence[int] = ()
+) -> None:
     """Enqueue the background work ``game`` now needs (``webhooks``: the subscription count
-    the append returned, if it did)."""
+    the append returned, if it did; ``answering``: bot seats an undo request awaits)."""
     found = triggers()
     if found is not None:
-        found.after_change(game, services().games, webhooks=webhooks)
+        found.after_change(game, services().games, webhooks=webhooks, answering=answering)

@@ -205,16 +205,19 @@ class UndoWorkflow:
         seats = len(game.info.seat_names)
         events = self._queries.events(game_id, game=game)
         record = _find(undo_records(events), request_id)
-        if record.requested_by == meta.actor:
+        # A seat answers as itself, whoever acts for it (its player, or its bot: ``bot:<n>``
+        # in the metadata); the admin as the admin.
+        answerer = meta.actor if meta.seat is None else f"seat:{meta.seat}"
+        if record.requested_by == answerer:
             raise NotAllowedToAnswer("the asking seat cannot answer its own request")
         if record.status != "open":
             raise UndoConflict("undo-closed", f"the request is {record.status}")
-        if meta.actor in record.approved_by:
+        if answerer in record.approved_by:
             raise UndoConflict("undo-answered", "this seat has already approved")
-        appended: list[ServiceEvent] = [UndoAnswered(request_id, meta.actor, approve)]
+        appended: list[ServiceEvent] = [UndoAnswered(request_id, answerer, approve)]
         if approve:
-            record.approved_by.append(meta.actor)
-            if meta.actor == ADMIN or is_fully_approved(record, seats):
+            record.approved_by.append(answerer)
+            if answerer == ADMIN or is_fully_approved(record, seats):
                 # Still a version the game may go back to (nothing but answers followed
                 # the request while it was open); checked again all the same.
                 self.check_revert_target(game, record.to_version)

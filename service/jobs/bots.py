@@ -13,6 +13,13 @@ Jobs are enqueued right after each append that leaves a bot awaited (``enqueue_b
 by the API and by the bot job itself, so bot-only games play to the end on the workers),
 and by the periodic sweep (``service.jobs.sweep``), which re-enqueues what a process that
 died between an append and its enqueue left undone.
+
+A bot seat also answers the undo requests that await it: it approves them (a server bot
+has no stake in a misclick), as actor ``bot:<seat>`` answering for its seat. The same job
+does it, enqueued by the request (``bots_to_answer``), or, when the bot is to move, instead
+of the move: an open request would lapse under the bot's next move. A request is open only
+while nothing but undo events followed it, so one read of the last event tells the job
+whether to look.
 """
 
 from __future__ import annotations
@@ -20,7 +27,8 @@ from __future__ import annotations
 import hashlib
 import logging
 import time
-from typing import Any
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 from rq import Queue
 
@@ -29,9 +37,14 @@ from domain.common.protocol import GameRules
 from service.application.bots import BotSeat
 from service.application.mapper import CommandMeta
 from service.application.repository import LoadedGame
-from service.errors import ConcurrencyError, IdempotencyConflict
+from service.errors import ConcurrencyError, IdempotencyConflict, UndoConflict
+from service.events import UndoAnswered, UndoRequested
 from service.jobs.queues import enqueue_once
 from service.jobs.settings import JobSettings
+
+if TYPE_CHECKING:  # the job context imports this module (through the triggers)
+    from service.application.game_service import GameService
+    from service.jobs.context import JobContext
 
 log = logging.getLogger("tigris.jobs.bots")
 
@@ -93,10 +106,19 @@ def job_id_of(game_id: str, version: int, seat: int) -> str:
     return f"bot-{game_id}-{version}-{seat}"
 
 
-def enqueue_bot_moves(queue: Queue, settings: JobSettings, game: LoadedGame) -> int:
-    """Enqueue a move for every bot seat ``game`` awaits (one job per game, version, seat)."""
+def bots_to_answer(game: LoadedGame, awaiting: Sequence[str]) -> list[int]:
+    """The bot seats among ``awaiting`` (an open undo request's ``seat:<n>`` answerers)."""
+    seats = (int(actor[5:]) for actor in awaiting if actor.startswith("seat:"))
+    return sorted(seat for seat in seats if seat in game.info.bots)
+
+
+def enqueue_bot_moves(
+    queue: Queue, settings: JobSettings, game: LoadedGame, answering: Sequence[int] = ()
+) -> int:
+    """Enqueue a job for every bot seat ``game`` awaits, and for the ``answering`` bot
+    seats (an undo request awaits their answer): one job per game, version and seat."""
     enqueued = 0
-    for seat in awaited_bots(game):
+    for seat in sorted({*awaited_bots(game), *answering}):
         timeout = game.info.bots[seat].think_ms // 1000 + JOB_TIMEOUT_MARGIN_S
         job = enqueue_once(
             queue,
@@ -121,6 +143,9 @@ def play_bot(game_id: str, version: int, seat: int) -> str:
     game = context.games.load(game_id)
     if game.version != version:
         return f"moved on: the game is at version {game.version}"
+    request_id = undo_awaiting(context.games, game, seat)
+    if request_id is not None:
+        return approve_undo(context, game, request_id, seat)
     if seat not in awaited_bots(game):
         return f"seat {seat} is not an awaited bot seat"
     command = bot_command(game.rules, game.state, seat, game.info.bots[seat], game_id, game.version)
@@ -137,3 +162,36 @@ def play_bot(game_id: str, version: int, seat: int) -> str:
     if outcome.replayed:
         return f"replayed: the move was made at version {outcome.game.version}"
     return f"moved to version {outcome.game.version}"
+
+
+def undo_awaiting(games: GameService, game: LoadedGame, seat: int) -> str | None:
+    """The id of ``game``'s open undo request that awaits the answer of bot ``seat``, if any."""
+    if seat not in game.info.bots or game.version <= game.info.start_version:
+        return None
+    last = games.events(game.game_id, game.version - 1, 1, game=game)
+    if not last or not isinstance(last[-1].event, UndoRequested | UndoAnswered):
+        return None  # any other event closes a request: none is open
+    _, records = games.undo_requests(game.game_id)
+    for record in records:
+        if record.status == "open" and seat in bots_to_answer(
+            game, record.awaiting(len(game.info.seat_names))
+        ):
+            return record.request_id
+    return None
+
+
+def approve_undo(context: JobContext, game: LoadedGame, request_id: str, seat: int) -> str:
+    """Bot ``seat`` approves undo request ``request_id`` of ``game`` (at its version)."""
+    meta = CommandMeta(
+        command_id=f"{game.game_id}-undo-{request_id}-{seat}", actor=f"bot:{seat}", seat=seat
+    )
+    try:
+        outcome = context.games.answer_undo(
+            game.game_id, request_id, True, meta=meta, expected_version=game.version
+        )
+    except (ConcurrencyError, UndoConflict) as exc:
+        return f"already answered or moved on: {type(exc).__name__}"
+    game, record = outcome.game, outcome.record
+    answering = bots_to_answer(game, record.awaiting(len(game.info.seat_names)))
+    context.triggers.after_change(game, context.games, answering=answering)  # other bots' turn
+    return f"approved undo request {request_id}: {record.status}"

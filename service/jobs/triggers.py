@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections.abc import Sequence
 
 import redis
 from redis.exceptions import RedisClusterException
@@ -37,14 +38,20 @@ class JobTriggers:
             return self._queue
 
     def after_change(
-        self, game: LoadedGame, games: GameService, *, webhooks: int | None = None
+        self,
+        game: LoadedGame,
+        games: GameService,
+        *,
+        webhooks: int | None = None,
+        answering: Sequence[int] = (),
     ) -> None:
         """Enqueue the moves of the bot seats ``game`` awaits, the deadlines of its clock
         and the deliveries of its webhooks. ``webhooks``: the subscription count the append
-        returned (0: no read of the subscription set at all; None: read it)."""
+        returned (0: no read of the subscription set at all; None: read it). ``answering``:
+        the bot seats whose answer an undo request made by this change awaits."""
         try:
-            if awaited_bots(game):
-                enqueue_bot_moves(self.queue, self.settings, game)
+            if awaited_bots(game) or answering:
+                enqueue_bot_moves(self.queue, self.settings, game, answering)
             if game.info.clock is not None:
                 enqueue_deadlines(self.queue, self.settings, games, game)
             enqueue_deliveries(self.queue, self.settings, self.hooks, game, known=webhooks)

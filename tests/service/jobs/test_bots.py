@@ -14,7 +14,7 @@ from domain.games import all_games
 from service.application.bots import BotSeat
 from service.application.game_service import GameService
 from service.application.mapper import CommandMeta, StoredEvent
-from service.events import SERVICE_KIND
+from service.events import SERVICE_KIND, UndoAnswered
 from service.jobs.bots import bot_command, job_id_of, play_bot
 from service.jobs.sweep import sweep
 from tests.bots.positions import GAMES, sample_positions, scramble
@@ -203,3 +203,52 @@ def test_the_job_decides_from_the_seat_view_only(game: str, bot: str) -> None:
         # then it chooses the same command, a legal one
         assert here == there
         assert rules.decide(state, here)
+
+
+@pytest.mark.parametrize("bots", [1, 2])
+def test_bot_seats_approve_an_undo_request_that_awaits_them(
+    client: FlaskClient, games: GameService, jobs: Jobs, bots: int
+) -> None:
+    # Given Ann against greedy bots on the board, her turn come (the bots play theirs)
+    seats: list[Any] = ["Ann", *[{"bot": "greedy"}] * bots]
+    created = create(client, "board", seats, SEAT_0_STARTS["board"])
+    game_id = created["game"]["game_id"]
+    ann = {"Authorization": f"Bearer {created['seats'][0]['token']}"}
+    rules = all_games()["board"]
+    jobs.run()
+    mine = games.load(game_id).version
+    # and she plays her two actions, then the bots theirs, back to her
+    while 0 in rules.awaited(games.load(game_id).state):
+        game = games.load(game_id)
+        wire = rules.commands.to_json(next(iter(rules.legal_commands(game.state, 0))))
+        wire.pop("seat")
+        headers = {**ann, "If-Match": f'"{game.version}"'}
+        posted = client.post(f"/games/{game_id}/commands", json=wire, headers=headers)
+        assert posted.status_code == 200, posted.get_json()
+    jobs.run()
+    before = games.load(game_id)
+    assert before.rules.awaited(before.state) == frozenset({0})
+    # When Ann asks to take back her turn, which needs every bot's consent
+    asked = client.post(
+        f"/games/{game_id}/undo-requests",
+        json={"to_version": mine, "reason": "misclick"},
+        headers={**ann, "If-Match": f'"{before.version}"'},
+    )
+    assert asked.status_code == 201, asked.get_json()
+    assert asked.get_json()["status"] == "open"
+    jobs.run()
+    # Then each bot approved it as its seat, and the game is back where her turn began
+    request = client.get(asked.headers["Location"]).get_json()
+    assert request["status"] == "applied", request
+    answers = [
+        (e.event.by, e.metadata["actor"])
+        for e in games.events(game_id, before.version)
+        if isinstance(e.event, UndoAnswered)
+    ]
+    assert sorted(answers) == [(f"seat:{n}", f"bot:{n}") for n in range(1, bots + 1)]
+    after = games.load(game_id)
+    assert rules.dump_position(after.state) == rules.dump_position(
+        games.load_at(game_id, mine).state
+    )
+    # and no bot moved over the open request: Ann is awaited again
+    assert after.rules.awaited(after.state) == frozenset({0})
