@@ -170,15 +170,14 @@ def _search(
     order.sort(key=lambda a: -priors[a])
     done = 0
 
-    def run(i: int) -> None:
+    def run(i: int, world: Any, seed: int) -> None:
         nonlocal done
-        world = worlds[done % len(worlds)]
         done += 1
         try:
             after = _apply(rules, world, options[i])
         except RulesError:  # not legal in this sampled world: no information
             return
-        totals[i] += _playout(rules, after, seat, budget.depth, rng)
+        totals[i] += _playout(rules, after, seat, budget.depth, random.Random(seed))
         visits[i] += 1
 
     def out() -> bool:
@@ -188,14 +187,20 @@ def _search(
         return totals[a] / visits[a]
 
     live = order[: budget.arms]
+    step = 0
     rounds = max(1, math.ceil(math.log2(len(live))))
     while len(live) > 1 and not out():
         share = max(1, budget.playouts // (rounds * len(live)))
         for _ in range(share):
+            # Common random numbers: the moves of a round meet the same world and the
+            # same playout draws, so their difference is less noisy than their values.
+            world = worlds[step % len(worlds)]
+            step += 1
+            seed = rng.getrandbits(64)
             for i in live:
                 if out():
                     break
-                run(i)
+                run(i, world, seed)
         if out():
             break
         live.sort(key=lambda a: -mean(a))
