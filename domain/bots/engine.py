@@ -9,13 +9,19 @@ injected ``deadline()`` predicate the caller builds from its own clock).
   determinized state and the one with the best evaluation is taken (ties at
   random).
 - ``mcts``: determinized Monte Carlo search at the root (information-set
-  style: each iteration runs on one of several determinizations, so no single
-  guess about the hidden parts is trusted). Moves are chosen by UCB1; each
-  iteration plays the move, then a fast random playout truncated after
-  ``Budget.depth`` commands and scored by the evaluation (or exactly, if the
-  game ends). Each move starts with the greedy value as a prior worth a few
-  visits, so little time still plays no worse than ``greedy``. The most
-  visited move is played.
+  style: each playout runs on one of several determinizations, so no single
+  guess about the hidden parts is trusted). Only the ``Budget.arms`` moves
+  with the best greedy value are searched (ties in a random order), each
+  starting with that value as a prior worth a few playouts, so little time
+  still plays no worse than ``greedy``. The playouts are shared out by
+  sequential halving: every remaining move gets an equal share of the round,
+  then the worse half is dropped, until one is left (simple regret, which is
+  what a move choice needs, is what halving minimises; UCB1 spent most
+  playouts on the first good move found). A playout plays the move, then
+  ``Budget.depth`` commands drawn by the game's fast sampler (``sample``:
+  mostly tiles or cards, favouring those that score for the mover, so the
+  playout looks like a game), and is scored by the evaluation (or exactly, if
+  the game ends).
 """
 
 from __future__ import annotations
@@ -27,8 +33,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from domain.board import determinize as board_determinize
+from domain.board import sample as board_sample
 from domain.bots.evaluate import score_keys, utility
 from domain.cards import determinize as cards_determinize
+from domain.cards import sample as cards_sample
 from domain.common.errors import RulesError
 from domain.common.protocol import GameRules
 
@@ -40,12 +48,12 @@ class Budget:
     """How long a bot may think: ``playouts`` at most, and stop early when
     ``deadline()`` turns true (checked between playouts)."""
 
-    playouts: int = 250  # about 1 s on the board game (~300 playouts/s), less for cards
+    playouts: int = 600  # the service's 500 ms on the board game: ~0.4 s of CPU (see the README)
     deadline: Callable[[], bool] | None = None
-    depth: int = 12  # commands per playout before the evaluation takes over
+    depth: int = 4  # commands per playout before the evaluation takes over
     determinizations: int = 8
     prior_visits: int = 3  # weight of the greedy value at the root
-    exploration: float = 0.7
+    arms: int = 12  # moves searched: the best ones by the greedy value
 
 
 def determinizer(
@@ -57,6 +65,25 @@ def determinizer(
     if rules.kind == "cards":
         return cards_determinize.determinize
     raise ValueError(f"no determinizer for game kind {rules.kind!r}")
+
+
+def sampler(
+    rules: GameRules[Any, Any, Any],
+) -> Callable[[Any, int, random.Random], Any]:
+    """The game's ``sample_command(state, seat, rng)``: the playouts' random legal command."""
+    if rules.kind == "board":
+        return board_sample.sample_command
+    if rules.kind == "cards":
+        return cards_sample.sample_command
+    return _uniform(rules)
+
+
+def _uniform(rules: GameRules[Any, Any, Any]) -> Callable[[Any, int, random.Random], Any]:
+    def sample(state: Any, seat: int, rng: random.Random) -> Any:
+        options = list(rules.legal_commands(state, seat))
+        return options[rng.randrange(len(options))]
+
+    return sample
 
 
 def _apply(rules: GameRules[Any, Any, Any], state: Any, command: Any) -> Any:
@@ -72,13 +99,13 @@ def _value(rules: GameRules[Any, Any, Any], state: Any, seat: int) -> float:
 def _playout(
     rules: GameRules[Any, Any, Any], state: Any, seat: int, depth: int, rng: random.Random
 ) -> float:
+    sample = sampler(rules)
     for _ in range(depth):
         awaited = rules.awaited(state)
         if not awaited:
             break
         actor = min(awaited) if len(awaited) == 1 else rng.choice(sorted(awaited))
-        options = list(rules.legal_commands(state, actor))
-        state = _apply(rules, state, options[rng.randrange(len(options))])
+        state = _apply(rules, state, sample(state, actor, rng))
     return _value(rules, state, seat)
 
 
@@ -138,26 +165,44 @@ def _search(
     w = budget.prior_visits
     visits = [float(w)] * len(options)
     totals = [p * w for p in priors]
-    # Moves the greedy value already rules out by far are not worth playouts.
-    best_prior = max(priors)
-    arms = [i for i, p in enumerate(priors) if p >= best_prior - 0.25]
-    rng.shuffle(arms)  # equal moves are tried, and chosen, in a random order
+    order = list(range(len(options)))
+    rng.shuffle(order)  # equal moves are tried, and chosen, in a random order
+    order.sort(key=lambda a: -priors[a])
     done = 0
-    while done < budget.playouts:
-        if budget.deadline is not None and budget.deadline():
-            break
-        n = sum(visits[i] for i in arms)
-        log_n = math.log(n)
-        i = max(
-            arms,
-            key=lambda a: totals[a] / visits[a] + budget.exploration * math.sqrt(log_n / visits[a]),
-        )
-        world = worlds[done % len(worlds)]
+
+    def run(i: int, world: Any, seed: int) -> None:
+        nonlocal done
         done += 1
         try:
             after = _apply(rules, world, options[i])
         except RulesError:  # not legal in this sampled world: no information
-            continue
-        totals[i] += _playout(rules, after, seat, budget.depth, rng)
+            return
+        totals[i] += _playout(rules, after, seat, budget.depth, random.Random(seed))
         visits[i] += 1
-    return options[max(arms, key=lambda a: (visits[a], totals[a] / visits[a]))]
+
+    def out() -> bool:
+        return done >= budget.playouts or (budget.deadline is not None and budget.deadline())
+
+    def mean(a: int) -> float:
+        return totals[a] / visits[a]
+
+    live = order[: budget.arms]
+    step = 0
+    rounds = max(1, math.ceil(math.log2(len(live))))
+    while len(live) > 1 and not out():
+        share = max(1, budget.playouts // (rounds * len(live)))
+        for _ in range(share):
+            # Common random numbers: the moves of a round meet the same world and the
+            # same playout draws, so their difference is less noisy than their values.
+            world = worlds[step % len(worlds)]
+            step += 1
+            seed = rng.getrandbits(64)
+            for i in live:
+                if out():
+                    break
+                run(i, world, seed)
+        if out():
+            break
+        live.sort(key=lambda a: -mean(a))
+        live = live[: (len(live) + 1) // 2]
+    return options[max(live, key=mean)]
