@@ -116,20 +116,7 @@ class Regions:
         """For every square, how many distinct kingdoms it touches."""
         label = self.label
         leaders = self.leaders
-        counts = [0] * SQUARES
-        for sq in range(SQUARES):
-            a = b = -1
-            n = 0
-            for nb in NEIGHBOURS[sq]:
-                rid = label[nb]
-                if rid >= 0 and leaders[rid] and rid not in (a, b):
-                    n += 1
-                    if a < 0:
-                        a = rid
-                    else:
-                        b = rid
-            counts[sq] = n
-        return counts
+        return [kingdoms_next_to(label, leaders, sq) for sq in range(SQUARES)]
 
 
 def regions(state: State) -> Regions:
@@ -162,3 +149,19 @@ def lifted_regions(state: State, leader_sq: int) -> Regions:
         memo[key] = found
     assert isinstance(found, Regions)
     return found
+
+
+def kingdoms_next_to(label: list[int], leaders: list[list[int]], sq: int) -> int:
+    """How many kingdoms (regions with a leader) the neighbours of ``sq`` belong to: exact
+    up to 2, and above 2 whenever there are more (the rules only ask "more than 1 / 2?")."""
+    a = b = -1
+    n = 0
+    for nb in NEIGHBOURS[sq]:
+        rid = label[nb]
+        if rid >= 0 and leaders[rid] and rid not in (a, b):
+            n += 1
+            if a < 0:
+                a = rid
+            else:
+                b = rid
+    return n

@@ -34,7 +34,7 @@ from domain.board.flow import awaited_seat
 from domain.board.geometry import NEIGHBOURS, RIVER, SQUARES, coords
 from domain.board.legal import legal_commands
 from domain.board.model import ACTION, BLACK, BLUE, EMPTY, FACE_DOWN, LEADER, TEMPLE, State
-from domain.board.regions import lifted_regions, regions
+from domain.board.regions import kingdoms_next_to, lifted_regions, regions
 from domain.common.colours import COLOURS
 from domain.common.sampling import Group, draw, members
 
@@ -51,20 +51,6 @@ WITHDRAW_WEIGHT = 0.03
 CATASTROPHE_WEIGHT = 0.03
 SWAP_WEIGHT = 0.06
 PASS_WEIGHT = 0.03
-
-
-def _kingdoms_next_to(label: list[int], leaders: list[list[int]], sq: int) -> int:
-    a = b = -1
-    n = 0
-    for nb in NEIGHBOURS[sq]:
-        rid = label[nb]
-        if rid >= 0 and leaders[rid] and rid not in (a, b):
-            n += 1
-            if a < 0:
-                a = rid
-            else:
-                b = rid
-    return n
 
 
 def _scoring_tiles(
@@ -119,7 +105,7 @@ def _action_groups(state: State, seat: int) -> list[Group[Command]]:
             colour, sq = colours[i % len(colours)], land[i // len(colours)]
         else:
             colour, sq = BLUE, water[i - n_land]
-        if _kingdoms_next_to(label, lead, sq) > 2:
+        if kingdoms_next_to(label, lead, sq) > 2:
             return None
         return PlaceTile(seat, COLOURS[colour], COORDS[sq])
 
@@ -130,7 +116,7 @@ def _action_groups(state: State, seat: int) -> list[Group[Command]]:
 
     def score(i: int) -> Command | None:
         colour, sq = scoring[i]
-        if _kingdoms_next_to(label, lead, sq) > 2:
+        if kingdoms_next_to(label, lead, sq) > 2:
             return None
         return PlaceTile(seat, COLOURS[colour], COORDS[sq])
 
@@ -150,11 +136,11 @@ def _action_groups(state: State, seat: int) -> list[Group[Command]]:
         colour, sq = i % 4, near[i // 4]
         origin = origins[colour]
         if origin < 0:
-            if _kingdoms_next_to(label, lead, sq) > 1:
+            if kingdoms_next_to(label, lead, sq) > 1:
                 return None
         else:
             lifted = lifted_regions(state, origin)
-            if _kingdoms_next_to(lifted.label, lifted.leaders, sq) > 1:
+            if kingdoms_next_to(lifted.label, lifted.leaders, sq) > 1:
                 return None
         return PlaceLeader(seat, COLOURS[colour], COORDS[sq])
 
