@@ -43,6 +43,7 @@ from service.jobs.queues import enqueue_once
 from service.jobs.settings import JobSettings
 
 if TYPE_CHECKING:  # the job context imports this module (through the triggers)
+    from service.application.commands import CommandOutcome
     from service.application.game_service import GameService
     from service.jobs.context import JobContext
 
@@ -151,19 +152,36 @@ def play_bot(game_id: str, version: int, seat: int) -> str:
     if seat not in awaited_bots(game):
         return f"seat {seat} is not an awaited bot seat"
     command = bot_command(game.rules, game.state, seat, game.info.bots[seat], game_id, game.version)
-    key = idempotency_key_of(version, seat)
-    meta = CommandMeta(command_id=f"{game_id}-{key}", actor=f"bot:{seat}", seat=seat)
-    try:
-        outcome = context.games.handle(
-            game_id, command, meta=meta, expected_version=version, idempotency_key=key
-        )
-    except (ConcurrencyError, IdempotencyConflict) as exc:
-        # Another attempt at this decision won (another worker or an earlier run).
-        return f"already decided: {type(exc).__name__}"
-    context.triggers.after_change(outcome.game, context.games, webhooks=outcome.webhooks)
+    outcome = submit_decision(
+        context,
+        game,
+        command,
+        seat=seat,
+        key=idempotency_key_of(version, seat),
+        actor=f"bot:{seat}",
+    )
+    if isinstance(outcome, str):  # another attempt at this decision won (a worker, a retry)
+        return f"already decided: {outcome}"
     if outcome.replayed:
         return f"replayed: the move was made at version {outcome.game.version}"
     return f"moved to version {outcome.game.version}"
+
+
+def submit_decision(
+    context: JobContext, game: LoadedGame, command: Any, *, seat: int, key: str, actor: str
+) -> CommandOutcome | str:
+    """A job's ``command`` for ``seat`` of ``game`` (decided at its version), submitted once
+    under the idempotency key ``key`` as ``actor``; then the game's background work follows.
+    Returns the outcome, or why another attempt won (the game moved on, the key was used)."""
+    meta = CommandMeta(command_id=f"{game.game_id}-{key}", actor=actor, seat=seat)
+    try:
+        outcome = context.games.handle(
+            game.game_id, command, meta=meta, expected_version=game.version, idempotency_key=key
+        )
+    except (ConcurrencyError, IdempotencyConflict) as exc:
+        return type(exc).__name__
+    context.triggers.after_change(outcome.game, context.games, webhooks=outcome.webhooks)
+    return outcome
 
 
 def undo_awaiting(games: GameService, game: LoadedGame, seat: int) -> str | None:

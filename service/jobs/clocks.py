@@ -20,10 +20,8 @@ from rq import Queue
 from service.application.bots import BotSeat
 from service.application.clocks import ClockReading, read_clock
 from service.application.game_service import GameService
-from service.application.mapper import CommandMeta
 from service.application.repository import LoadedGame
-from service.errors import ConcurrencyError, IdempotencyConflict
-from service.jobs.bots import bot_command
+from service.jobs.bots import bot_command, submit_decision
 from service.jobs.queues import enqueue_once
 from service.jobs.settings import JobSettings
 
@@ -75,12 +73,7 @@ def clock_expired(game_id: str, version: int, seat: int) -> str:
     policy = BotSeat(spec.on_expiry, think_ms=0)
     command = bot_command(game.rules, game.state, seat, policy, game_id, version)
     key = f"clock-{version}-{seat}"
-    meta = CommandMeta(command_id=f"{game_id}-{key}", actor="clock", seat=seat)
-    try:
-        outcome = context.games.handle(
-            game_id, command, meta=meta, expected_version=version, idempotency_key=key
-        )
-    except (ConcurrencyError, IdempotencyConflict) as exc:
-        return f"moved in time: {type(exc).__name__}"
-    context.triggers.after_change(outcome.game, context.games, webhooks=outcome.webhooks)
+    outcome = submit_decision(context, game, command, seat=seat, key=key, actor="clock")
+    if isinstance(outcome, str):
+        return f"moved in time: {outcome}"
     return f"the clock moved for seat {seat}: version {outcome.game.version}"

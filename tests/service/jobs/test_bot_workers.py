@@ -18,6 +18,7 @@ from rq.job import JobStatus
 
 from service.application.bots import BotSeat
 from service.application.game_service import GameService
+from service.application.repository import LoadedGame
 from service.jobs.bots import enqueue_bot_moves, job_id_of, play_bot
 from tests.service.jobs.conftest import Jobs
 from tests.service.jobs.test_bots import SEAT_0_STARTS, SYSTEM, assert_one_move_per_decision
@@ -88,18 +89,23 @@ def worker_process(
                 process.wait()
 
 
-def test_two_workers_racing_on_duplicate_jobs_make_one_move(
-    games: GameService, jobs: Jobs, job_env: dict[str, str], tmp_path: Path
-) -> None:
-    # given a card game awaiting its searching bot, and four jobs for that one decision
-    game = games.create_game(
+def card_game_awaiting_a_bot(games: GameService, *, think_ms: int) -> LoadedGame:
+    """A new card game whose first seat, awaited, is an ``mcts`` bot thinking ``think_ms``."""
+    return games.create_game(
         "cards",
         ["bot", "Bob"],
         {},
         SEAT_0_STARTS["cards"],
         SYSTEM,
-        bots={0: BotSeat("mcts", think_ms=300)},
+        bots={0: BotSeat("mcts", think_ms=think_ms)},
     )
+
+
+def test_two_workers_racing_on_duplicate_jobs_make_one_move(
+    games: GameService, jobs: Jobs, job_env: dict[str, str], tmp_path: Path
+) -> None:
+    # given a card game awaiting its searching bot, and four jobs for that one decision
+    game = card_game_awaiting_a_bot(games, think_ms=300)
     queued = [
         jobs.queue.enqueue(play_bot, game.game_id, game.version, 0, job_id=f"twin-{n}")
         for n in range(4)
@@ -127,14 +133,7 @@ def test_a_worker_killed_mid_search_leaves_exactly_one_move_after_the_retry(
     games: GameService, jobs: Jobs, job_env: dict[str, str], tmp_path: Path
 ) -> None:
     # given a card game awaiting a bot that thinks for 3 s, and its job
-    game = games.create_game(
-        "cards",
-        ["bot", "Bob"],
-        {},
-        SEAT_0_STARTS["cards"],
-        SYSTEM,
-        bots={0: BotSeat("mcts", think_ms=3000)},
-    )
+    game = card_game_awaiting_a_bot(games, think_ms=3000)
     assert enqueue_bot_moves(jobs.queue, jobs.settings, game) == 1
     job = jobs.queue.fetch_job(job_id_of(game.game_id, game.version, 0))
     assert job is not None
