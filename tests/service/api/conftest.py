@@ -20,6 +20,7 @@ import pytest
 import requests
 from flask import Flask
 from flask.testing import FlaskClient
+from playwright.sync_api import Browser, sync_playwright
 from werkzeug.test import TestResponse
 
 from domain.common.protocol import GameRules
@@ -293,3 +294,26 @@ def live_server(redis_url: str, tmp_path_factory: pytest.TempPathFactory) -> Ite
     """The real service with its default settings (heartbeat, timeouts, limits)."""
     with start_live_server(redis_url, tmp_path_factory.mktemp("server")) as server:
         yield server
+
+
+# Debian's Chromium, driven by Playwright (the browser tests: docs and web client).
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    if not CHROMIUM.exists():
+        pytest.fail("Debian's Chromium is missing: run scripts/install-test-deps.sh as root")
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        yield browser
+        browser.close()

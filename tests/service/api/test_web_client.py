@@ -25,10 +25,9 @@ from typing import Any
 
 import pytest
 import requests
-from playwright.sync_api import Browser, BrowserContext, Page, sync_playwright
+from playwright.sync_api import Browser, BrowserContext, Page
 
 from tests.service.api.conftest import ADMIN_TOKEN, LiveServer, start_live_server
-from tests.service.api.test_docs_browser import CHROMIUM, CHROMIUM_ARGS
 from tests.service.jobs.test_bot_workers import worker_process
 
 SCREENSHOTS = Path(__file__).resolve().parents[3] / "var" / "screenshots"
@@ -36,16 +35,6 @@ TIMEOUT_MS = 20_000
 MAX_MOVES = 900  # a bound: the rule below ends games in about 150-550 commands
 SEEDS = {"board": 2, "cards": 3}
 AVOIDED = re.compile(r'"type": ?"(Pass|WithdrawLeader)"')
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    if not CHROMIUM.exists():
-        pytest.fail("Debian's Chromium is missing: run scripts/install-test-deps.sh as root")
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        yield browser
-        browser.close()
 
 
 @pytest.fixture
