@@ -39,6 +39,7 @@ not a reason to refuse service). ``TIGRIS_RATE_LIMITS=off`` turns the limits off
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import math
 import os
@@ -46,7 +47,7 @@ import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from flask import Flask, Response, g, request
 from flask_limiter import ApplicationLimit, Limiter, RateLimitExceeded, RequestLimit
@@ -191,7 +192,11 @@ class Batched:
 
 
 def _token_key() -> str:
-    header = request.headers.get("Authorization", "")
+    return _token_hash(request.headers.get("Authorization", ""))
+
+
+@functools.lru_cache(maxsize=4096)  # a token sends many requests
+def _token_hash(header: str) -> str:
     token = header[7:].strip() if header[:7].lower() == "bearer " else ""
     return hashlib.sha256(token.encode()).hexdigest()[:32]
 
@@ -281,16 +286,11 @@ def install(app: Flask, settings: LimitSettings) -> Limiter | None:
         swallow_errors=True,  # a store outage lets requests through
         on_breach=_breach_handler({"token": token, "client": client}),
     )
-    # flask-limiter's own check (its limits, contexts and exemptions) runs only for the
-    # requests that are charged, one in ``batch``: the rest skip its work altogether.
-    hooks = app.before_request_funcs.setdefault(None, [])
-    checked = limiter._check_request_limit
-
-    def check_when_charged() -> None:
-        if not uncharged():
-            checked()
-
-    hooks[hooks.index(checked)] = check_when_charged
+    # flask-limiter's own hooks (its check before the request, its header and conditional
+    # deduction step after it, the release of its per-request context at teardown) run only
+    # for the requests that are charged, one in ``batch``: the rest skip its work altogether
+    # (the after and teardown steps cost as much as a bare request's view when they run).
+    _charged_only(app, limiter, uncharged)
 
     @app.errorhandler(RateLimitExceeded)
     def _limited(exc: RateLimitExceeded) -> Response:
@@ -300,3 +300,42 @@ def install(app: Flask, settings: LimitSettings) -> Limiter | None:
 
     app.extensions[EXTENSION] = limiter
     return limiter
+
+
+_CHARGED = "tigris_limit_charged"
+
+
+def _charged_only(app: Flask, limiter: Limiter, uncharged: Callable[[], bool]) -> None:
+    """Replace the three hooks ``Limiter.init_app`` registered on ``app`` by ones that run
+    only when this request is charged. They are flask-limiter internals: should an upgrade
+    rename them, the lookups below fail at start (``StopIteration``, ``ValueError``), never
+    silently."""
+    before = app.before_request_funcs.setdefault(None, [])
+    after = app.after_request_funcs.setdefault(None, [])
+    teardown = app.teardown_request_funcs.setdefault(None, [])
+    check = limiter._check_request_limit
+    inject = next(
+        hook
+        for hook in after
+        if getattr(hook, "func", None) is getattr(Limiter, "_Limiter__inject_headers")  # noqa: B009
+        and getattr(hook, "args", ()) == (limiter,)
+    )
+    release = getattr(limiter, "_Limiter__release_context")  # noqa: B009
+
+    def check_when_charged() -> None:
+        if not uncharged():
+            g.setdefault(_CHARGED, True)
+            check()
+
+    def inject_when_charged(response: Response) -> Response:
+        if g.get(_CHARGED):
+            return cast(Response, inject(response))
+        return response
+
+    def release_when_charged(exc: BaseException | None = None) -> None:
+        if g.get(_CHARGED):
+            release(exc)
+
+    before[before.index(check)] = check_when_charged
+    after[after.index(inject)] = inject_when_charged
+    teardown[teardown.index(release)] = release_when_charged
