@@ -25,7 +25,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -67,6 +67,7 @@ GAME_CACHE_SIZE = 2048
 # Blocking-read connections beyond the stream limit (a stream closing while another opens).
 STREAM_POOL_SPARE = 32
 STORE_CHECKED = "STORE_CHECKED"
+SYNC_CACHE_SIZE = 4096  # views and hooks remembered as synchronous (a few dozen exist)
 
 
 class GameIdConverter(BaseConverter):
@@ -93,10 +94,28 @@ class VersionConverter(BaseConverter):
         return str(value)
 
 
+class TigrisFlask(Flask):
+    """Flask, remembering which views and hooks are coroutines: ``ensure_sync`` runs for each
+    hook and view of every request, and asking ``inspect`` each time costs as much as a
+    small hook."""
+
+    def __init__(self, import_name: str) -> None:
+        super().__init__(import_name)
+        self._sync: dict[Callable[..., Any], Callable[..., Any]] = {}
+
+    def ensure_sync(self, func: Callable[..., Any]) -> Callable[..., Any]:
+        found = self._sync.get(func)
+        if found is None:
+            found = super().ensure_sync(func)
+            if len(self._sync) < SYNC_CACHE_SIZE:  # one-off callables are not kept
+                self._sync[func] = found
+        return found
+
+
 def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     config = dict(config or {})
     settings = ApiSettings.load(config)
-    app = Flask(__name__)
+    app = TigrisFlask(__name__)
     app.config["MAX_CONTENT_LENGTH"] = settings.max_body_bytes
     app.json.sort_keys = False  # type: ignore[attr-defined]  # keep fields in schema order
     app.url_map.converters["gid"] = GameIdConverter

@@ -10,7 +10,7 @@ answers ``If-None-Match`` itself (``service.api.http.not_modified``).
 
 from __future__ import annotations
 
-from flask import Flask, Response
+from flask import Flask, Response, request
 from flask_compress import Compress
 
 MIMETYPES = [
@@ -36,8 +36,21 @@ def install(app: Flask) -> None:
 
     @app.after_request
     def _compress(response: Response) -> Response:
+        if "HTTP_ACCEPT_ENCODING" not in request.environ:
+            # Nothing to choose from: flask-compress would only add its Vary header.
+            _vary(response)
+            return response
         etag = response.headers.get("ETag")
         response = compress.after_request(response)
         if etag is not None:
             response.headers["ETag"] = etag
         return response
+
+
+def _vary(response: Response) -> None:
+    """``Vary: Accept-Encoding``, as flask-compress adds it to every response."""
+    vary = response.headers.get("Vary")
+    if not vary:
+        response.headers["Vary"] = "Accept-Encoding"
+    elif "accept-encoding" not in vary.lower():
+        response.headers["Vary"] = f"{vary}, Accept-Encoding"

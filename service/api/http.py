@@ -74,9 +74,12 @@ def json_body() -> Any:
         data = request.get_json(silent=True)
     except RecursionError:  # nested too deep for the parser (silent=True covers ValueError only)
         raise bad_request("the body is nested too deeply", "body") from None
-    if data is None and request.get_data(cache=True).strip() != b"null":
+    raw = request.get_data(cache=True)
+    if data is None and raw.strip() != b"null":
         raise bad_request("the body is not valid JSON", "body")
-    path = _lone_surrogate(data)
+    # Only a \u escape or raw non-ASCII bytes can bring a surrogate in: most bodies have
+    # neither, and need no walk.
+    path = None if raw.isascii() and b"\\u" not in raw else _lone_surrogate(data)
     if path is not None:
         raise bad_request(
             "the body holds a lone UTF-16 surrogate (\\ud800-\\udfff), which is not text",

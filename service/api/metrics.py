@@ -120,23 +120,33 @@ class PrometheusMetrics:
         self.queues = QueueCollector(queue_redis_url)
         if not multiprocess():
             registry.register(self.queues)
+        # Labelled children by label values: ``labels()`` takes a lock and checks its
+        # arguments on every call, several times per command otherwise.
+        self._children: dict[tuple[Any, ...], Any] = {}
+
+    def _child(self, metric: Any, *values: str) -> Any:
+        key = (id(metric), *values)
+        found = self._children.get(key)
+        if found is None:
+            found = self._children[key] = metric.labels(*values)
+        return found
 
     # ------------------------------------------------------------ the Observer
     def command(self, kind: str, command_type: str, outcome: str, seconds: float) -> None:
-        self.commands.labels(kind, command_type, outcome).inc()
-        self.duration.labels(kind, outcome).observe(seconds)
+        self._child(self.commands, kind, command_type, outcome).inc()
+        self._child(self.duration, kind, outcome).observe(seconds)
 
     def command_path(self, path: str) -> None:
-        self.paths.labels(path).inc()
+        self._child(self.paths, path).inc()
 
     def append_conflict(self, kind: str) -> None:
-        self.conflicts.labels(kind).inc()
+        self._child(self.conflicts, kind).inc()
 
     def idempotent_replay(self, kind: str) -> None:
-        self.replays.labels(kind).inc()
+        self._child(self.replays, kind).inc()
 
     def game_load(self, source: str) -> None:
-        self.loads.labels(source).inc()
+        self._child(self.loads, source).inc()
 
     # --------------------------------------------------------------- the rest
     def streams_open(self, count: int) -> None:
