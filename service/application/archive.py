@@ -126,10 +126,9 @@ class GameArchive:
                 "imported_by": meta.command_id,
             }
             envelope = NewEvent(line["type"], line["schema"], line["data"], metadata)
-            sealed, prev = self._mapper.sealed(
-                [envelope], None, line["version"], prev, line["command"]
-            )
-            envelopes += sealed
+            sealed = self._mapper.sealed([envelope], None, line["version"], prev, line["command"])
+            prev = sealed.head
+            envelopes += sealed.events
         open_seats = verified.open_seats
         status = "open" if open_seats else "over" if rules.is_over(verified.state) else "active"
         info = new_info(

@@ -201,17 +201,17 @@ class CommandHandler:
         envelopes = self._mapper.envelopes(kind, events, meta, created_at)
         creation = create_command(names, normalized, seed, sorted(open_set))
         start = chain.genesis(game_id, kind, names, normalized)  # the names given here
-        envelopes, head = self._mapper.sealed(
-            envelopes, rules.explain(None, events), 1, start, creation
-        )
+        sealed = self._mapper.sealed(envelopes, rules.explain(None, events), 1, start, creation)
         self._store.index_game(game_id, created_ms, kind=kind, status=status)
         tokens = {digest: seat for seat, digest in enumerate(token_hashes) if seat not in open_set}
         try:
-            result = self._store.append(game_id, envelopes, 0, info=info, seat_tokens=tokens)
+            result = self._store.append(game_id, sealed.events, 0, info=info, seat_tokens=tokens)
         except ConcurrencyError as exc:
             raise GameExists(0, exc.actual, game_id) from None
         record = GameRecord(game_id, info, result.last)
-        return LoadedGame(game_id, kind, rules, state, result.last, game_info(record), head=head)
+        return LoadedGame(
+            game_id, kind, rules, state, result.last, game_info(record), head=sealed.head
+        )
 
     def create_seated_game(  # noqa: PLR0917 (create_game's arguments)
         self,
@@ -340,7 +340,7 @@ class CommandHandler:
             # Should the copy be behind or the command fail on it, the checked path
             # below answers as if this attempt had never been made: nothing was written.
             labels.kind = cached.kind
-            decoded, digest = self._command(cached.kind, command, meta)
+            decoded, command_json, digest = self._command(cached.kind, command, meta)
             labels.command_type = type(decoded).__name__
             path = "cached"
             if expected_version is not None and expected_version > cached.version:
@@ -350,8 +350,9 @@ class CommandHandler:
             for attempt in range(2):
                 try:
                     outcome = self._decide_and_append(
-                        cached, decoded, digest, meta, expected_version, idempotency_key
-                    )
+                        cached, decoded, command_json, digest, meta, expected_version,
+                        idempotency_key,
+                    )  # fmt: skip
                 except GameNotStarted:
                     break
                 except RulesError:
@@ -374,7 +375,7 @@ class CommandHandler:
         self._observer.command_path("checked")
         record = self._repository.record(game_id)
         kind = labels.kind = record.fields["kind"]
-        decoded, digest = self._command(kind, command, meta)
+        decoded, command_json, digest = self._command(kind, command, meta)
         labels.command_type = type(decoded).__name__
         if idempotency_key is not None:
             replayed = self._replay_if_known(game_id, kind, idempotency_key, digest)
@@ -385,7 +386,7 @@ class CommandHandler:
             # on meanwhile, the append's version check refuses (or replays a twin).
             game = self._repository.at(record, record.version)
             return self._decide_and_append(
-                game, decoded, digest, meta, expected_version, idempotency_key
+                game, decoded, command_json, digest, meta, expected_version, idempotency_key
             )
         except (RulesError, ConcurrencyError):
             # A twin of this request may have been appended since the lookup above,
@@ -420,7 +421,7 @@ class CommandHandler:
         recorded_at = meta.recorded_at or self._clock().astimezone(UTC).isoformat()
         envelopes = self._mapper.envelopes(game.kind, events, meta, recorded_at)
         prev = self._repository.head_of(game)
-        envelopes, head = self._mapper.sealed(envelopes, trails, game.version + 1, prev, command)
+        sealed = self._mapper.sealed(envelopes, trails, game.version + 1, prev, command)
         status = status_of(game.rules, state)
         info_fields = {"status": status, "updated_at": recorded_at}
         reverts = game.info.reverts
@@ -442,7 +443,7 @@ class CommandHandler:
             self._store.index_game(game.game_id, created_ms, kind=game.kind, status=status)
         try:
             result = self._store.append(
-                game.game_id, envelopes, game.version, idempotency=idempotency, info=info_fields
+                game.game_id, sealed.events, game.version, idempotency=idempotency, info=info_fields
             )
         except ConcurrencyError:
             self._observer.append_conflict(game.kind)
@@ -466,18 +467,19 @@ class CommandHandler:
             result.last,
             info,
             game.snapshot_version,
-            head,
+            sealed.head,
         )
         self._repository.remember(after)
-        stored = self._mapper.appended(game.game_id, result, envelopes, events)
+        stored = self._mapper.appended(game.game_id, result, sealed, events)
         return CommandOutcome(after, stored, replayed=False, webhooks=result.webhooks)
 
     def _command(
         self, kind: str, command: Mapping[str, Any] | object, meta: CommandMeta
-    ) -> tuple[object, str]:
-        """The command decoded for a ``kind`` game, and its idempotency hash."""
+    ) -> tuple[object, dict[str, Any], str]:
+        """The command decoded for a ``kind`` game, its JSON (as stored) and its
+        idempotency hash."""
         decoded, command_json = self._decoded(kind, command, meta)
-        return decoded, command_hash(kind, command_json, meta.actor)
+        return decoded, command_json, command_hash(kind, command_json, meta.actor)
 
     def _decoded(
         self, kind: str, command: Mapping[str, Any] | object, meta: CommandMeta
@@ -501,6 +503,7 @@ class CommandHandler:
         self,
         game: LoadedGame,
         decoded: object,
+        command_json: Mapping[str, Any],
         digest: str,
         meta: CommandMeta,
         expected_version: int | None,
@@ -522,8 +525,9 @@ class CommandHandler:
             if idempotency_key is None
             else Idempotency(idempotency_key, digest, self._idempotency_ttl_s)
         )
-        command = rules.commands.to_json(decoded)
-        return self.append(game, events, state, meta, idempotency, command=command, trails=trails)
+        return self.append(
+            game, events, state, meta, idempotency, command=command_json, trails=trails
+        )
 
     def _replay_if_known(
         self, game_id: str, kind: str, key: str, digest: str

@@ -190,15 +190,13 @@ class SeatClaims:
         # Recorded and chained like any command's events: the claim is the service's own
         # command (``ClaimSeat``), which the record's verification re-derives the event from.
         prev = self._repository.head_of(game)
-        envelopes, head = self._mapper.sealed(
-            envelopes, None, version, prev, claim_command(seat, name)
-        )
+        sealed = self._mapper.sealed(envelopes, None, version, prev, claim_command(seat, name))
         created_ms = info.created_ms
         if status != info.status:  # indexed before it is true, unindexed after (as appends)
             self._store.index_game(game.game_id, created_ms, kind=game.kind, status=status)
         result = self._store.append(
             game.game_id,
-            envelopes,
+            sealed.events,
             game.version,
             idempotency=idempotency,
             info=fields,
@@ -234,10 +232,10 @@ class SeatClaims:
             result.last,
             after_info,
             game.snapshot_version,
-            head,
+            sealed.head,
         )
         self._repository.remember(after)
-        stored = self._mapper.appended(game.game_id, result, envelopes, [event])
+        stored = self._mapper.appended(game.game_id, result, sealed, [event])
         return ClaimedSeat(after, seat, token, stored, replayed=False)
 
 

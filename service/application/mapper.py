@@ -45,7 +45,7 @@ import uuid
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import Any, NamedTuple
 
 from domain.common.codec import TypeRegistry
 from domain.common.errors import FormatError
@@ -112,6 +112,14 @@ class GameInfo:
     clock: ClockSpec | None = None  # the time control (clocks.py)
 
 
+class Sealed(NamedTuple):
+    """Envelopes made ready to store (``EventMapper.sealed``)."""
+
+    events: list[NewEvent]  # metadata encoded for the store
+    head: str  # the hash of the last one
+    metadata: list[dict[str, Any]]  # each one's full metadata, as it reads back
+
+
 class EventMapper:
     """Envelopes of the events of the games in ``games`` (by kind), and of service events."""
 
@@ -152,17 +160,18 @@ class EventMapper:
         first_version: int,
         prev: str,
         command: Mapping[str, Any] | None,
-    ) -> tuple[list[NewEvent], str]:
+    ) -> Sealed:
         """``envelopes`` (to be appended at ``first_version``, ...; their metadata stored
         in any version, as ``envelopes`` gives them or in full) made ready to store: each
         one's rule trail (``trails``, if given) and, on the first, ``command`` put into
         its *full* metadata, each linked into the game's hash chain from ``prev`` (the
         hash of the event before) over the full metadata as it reads back from the store
         (``chain.link_of``, as the record's verification recomputes it), then encoded.
-        Returns them and the new head (the last hash)."""
+        Returns them, the new head (the last hash) and each one's full metadata."""
         if trails is not None and len(trails) != len(envelopes):
             raise ValueError(f"{len(trails)} rule trails for {len(envelopes)} events")
         out: list[NewEvent] = []
+        records: list[dict[str, Any]] = []
         for n, envelope in enumerate(envelopes):
             given = envelope.metadata
             # A full record with every audit field (what ``envelopes`` makes) reads back
@@ -184,16 +193,13 @@ class EventMapper:
             full[HASH_KEY] = prev
             stored = encode_metadata(full)
             out.append(NewEvent(envelope.type, envelope.schema_version, envelope.data, stored))
-        return out, prev
+            records.append(full)
+        return Sealed(out, prev, records)
 
     def appended(
-        self,
-        game_id: str,
-        result: AppendResult,
-        envelopes: Sequence[NewEvent],
-        events: Sequence[object],
+        self, game_id: str, result: AppendResult, sealed: Sealed, events: Sequence[object]
     ) -> list[StoredEvent]:
-        """What ``envelopes`` (of ``events``) became once appended as ``result``."""
+        """What the ``sealed`` envelopes (of ``events``) became once appended as ``result``."""
         return [
             StoredEvent(
                 game_id=game_id,
@@ -202,10 +208,12 @@ class EventMapper:
                 type=envelope.type,
                 schema_version=envelope.schema_version,
                 data=dict(envelope.data),
-                metadata=decode_metadata(envelope.metadata),
+                metadata=dict(metadata),  # the full record, as it reads back from the store
                 event=event,
             )
-            for version, envelope, event in zip(result.versions, envelopes, events, strict=True)
+            for version, envelope, metadata, event in zip(
+                result.versions, sealed.events, sealed.metadata, events, strict=True
+            )
         ]
 
     def decode(self, kind: str, record: RecordedEvent) -> StoredEvent:
@@ -382,6 +390,11 @@ def _micros(recorded_at: Any) -> int | None:
     """``recorded_at`` as microseconds since the epoch, if that reads back to the same text."""
     if not isinstance(recorded_at, str):
         return None
+    return _micros_of(recorded_at)
+
+
+@functools.lru_cache(maxsize=256)  # a command's events share their time
+def _micros_of(recorded_at: str) -> int | None:
     try:
         moment = datetime.fromisoformat(recorded_at)
     except ValueError:

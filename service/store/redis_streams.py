@@ -267,6 +267,7 @@ class RedisEventStore(EventStore):
         self.max_wait_s = max_wait_s
         self.keys = RedisKeys(prefix)
         self._append_sha = hashlib.sha1(_APPEND_LUA.encode()).hexdigest()
+        self._pool: Any = client.connection_pool if type(client) is redis.Redis else None
 
     def append(
         self,
@@ -315,13 +316,30 @@ class RedisEventStore(EventStore):
         # e.g. after a restart or a SCRIPT FLUSH.
         # (A plain try instead of _guard(): this is the hot path.)
         try:
-            return self.client.evalsha(self._append_sha, len(keys), *keys, *args)
+            return self._script(keys, args)
         except redis.exceptions.NoScriptError:
             with _guard():
                 self._append_sha = _s(self.client.script_load(_APPEND_LUA))
-                return self.client.evalsha(self._append_sha, len(keys), *keys, *args)
+                return self._script(keys, args)
         except (redis.ConnectionError, redis.TimeoutError) as exc:
             raise StoreUnavailable(f"Redis unavailable: {exc}") from exc
+
+    def _script(self, keys: list[str], args: list[str | int]) -> Any:
+        """``EVALSHA`` of the append script, on a connection of the client's pool: the
+        command and its reply straight through redis-py's connection (which drops itself
+        on any error in between), without the client's per-command machinery (command
+        options, retry wrapper, reply callbacks), which cost more than the round trip's
+        own work on the command path. The reply is decoded as the client's other replies
+        are (``decode_responses``)."""
+        pool = self._pool
+        if pool is None:  # not a single-server client
+            return self.client.evalsha(self._append_sha, len(keys), *keys, *args)
+        connection = pool.get_connection()
+        try:
+            connection.send_command("EVALSHA", self._append_sha, len(keys), *keys, *args)
+            return connection.read_response()
+        finally:
+            pool.release(connection)
 
     def lookup_idempotency(self, game_id: str, key: str) -> tuple[str, AppendResult] | None:
         check_game_id(game_id)
