@@ -75,7 +75,7 @@ from domain.board.model import (
     colour_index,
 )
 from domain.board.notation import square_name, token
-from domain.board.regions import kingdom_counts, lifted_regions, regions
+from domain.board.regions import kingdom_count, lifted_regions, regions
 from domain.common.colours import COLOURS, Colour
 from domain.common.errors import FormatError, GameOver, IllegalCommand, NotAwaited
 from domain.common.exact import is_int
@@ -193,7 +193,7 @@ def _place_tile(state: State, command: PlaceTile) -> TilePlaced:
         kind = "river" if RIVER[sq] else "land"
         raise IllegalCommand("B-TILE-1", f"a {COLOURS[colour]} tile cannot go on {kind} {where}")
     # B-TILE-2: at most two kingdoms joined
-    if kingdom_counts(state)[sq] > 2:
+    if kingdom_count(state, sq) > 2:
         raise IllegalCommand("B-TILE-2", f"a tile on {where} would join three or more kingdoms")
     return TilePlaced(command.seat, COLOURS[colour], coords(sq))
 

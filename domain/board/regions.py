@@ -139,6 +139,16 @@ def kingdom_counts(state: State) -> list[int]:
     return found
 
 
+def kingdom_count(state: State, sq: int) -> int:
+    """How many kingdoms square ``sq`` touches (``kingdoms_next_to``): from the whole map
+    when it is known already, else for this square alone (one move's check needs one)."""
+    known = state.memo().get("kcount")
+    if isinstance(known, list):
+        return int(known[sq])
+    found = regions(state)
+    return kingdoms_next_to(found.label, found.leaders, sq)
+
+
 def lifted_regions(state: State, leader_sq: int) -> Regions:
     """Regions of the board with the leader at ``leader_sq`` lifted (B-LEADER-4), memoised."""
     memo = state.memo()
