@@ -155,13 +155,13 @@ def _probe(port: int, out: Any, stop: Any) -> None:
     out.put((latencies, failures))
 
 
-def _phase(port: int, games: Any, processes: int, threads: int) -> tuple[dict[str, Any], Any]:
+def _phase(port: int, games: Any, processes: int, clients: int) -> tuple[dict[str, Any], Any]:
     queue: multiprocessing.Queue[Any] = multiprocessing.Queue()
     stop = multiprocessing.Event()
     prober = multiprocessing.Process(target=_probe, args=(port, queue, stop))
     prober.start()
     time.sleep(0.5)
-    api = bench_api(port, games, processes, threads)
+    api = bench_api(port, games, processes, clients)
     stop.set()
     probes = queue.get(timeout=60)
     prober.join()
@@ -186,7 +186,9 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=64, help="games played per phase")
     parser.add_argument("--commands", type=int, default=60, help="commands per game")
     parser.add_argument("--processes", type=int, default=1, help="command client processes")
-    parser.add_argument("--threads", type=int, default=4, help="client threads per process")
+    parser.add_argument(
+        "--clients", type=int, default=4, help="clients (connections) per load process"
+    )
     parser.add_argument("--workers", type=int, default=2, help="gunicorn workers")
     parser.add_argument("--fsync", default="always", choices=["always", "everysec", "no"])
     parser.add_argument(
@@ -220,7 +222,7 @@ def main() -> None:
             quiet = plan_games(port, args.games, args.commands)
             loaded = plan_games(port, args.games, args.commands)
             idle = [g.game_id for g in plan_games(port, 50, 0)]
-            base, base_probes = _phase(port, quiet, args.processes, args.threads)
+            base, base_probes = _phase(port, quiet, args.processes, args.clients)
 
             queue: multiprocessing.Queue[Any] = multiprocessing.Queue()
             stop = multiprocessing.Event()
@@ -240,7 +242,7 @@ def main() -> None:
             kind, statuses = queue.get(timeout=180)
             assert kind == "ready"
             time.sleep(6)  # past the header timeout: stalled sockets are being replaced
-            load, load_probes = _phase(port, loaded, args.processes, args.threads)
+            load, load_probes = _phase(port, loaded, args.processes, args.clients)
             stop.set()
             _, held = queue.get(timeout=60)
             holder.join()
