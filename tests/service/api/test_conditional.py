@@ -93,6 +93,8 @@ def test_json_is_compressed_when_the_client_accepts_it(api: Api, raw: FlaskClien
     packed = client.get(path, headers={**game.seat(seat), "Accept-Encoding": "gzip"})
     # then the same document comes back gzip-coded, much smaller, with the same ETag
     assert "Content-Encoding" not in plain.headers
+    # a response to a client that offered no encoding still tells caches it could vary
+    assert "Accept-Encoding" in plain.headers["Vary"]
     assert packed.headers["Content-Encoding"] == "gzip"
     assert "Accept-Encoding" in packed.headers["Vary"]
     assert packed.headers["ETag"] == plain.headers["ETag"]
