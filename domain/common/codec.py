@@ -173,6 +173,16 @@ class TypeRegistry(Generic[T]):
 
         return decorate
 
+    def prepare(self) -> None:
+        """Build the converter's decoding and encoding functions of every registered type
+        now. cattrs generates them on first use (it compiles Python source for each class),
+        which costs milliseconds: without this, the first read of a rarely seen event type
+        pays for it inside a request. Idempotent; pure (the functions stay in the module's
+        converter)."""
+        for cls in self._by_name.values():
+            converter.get_structure_hook(cls)
+            converter.get_unstructure_hook(cls)
+
     def upcaster(self, name: str, from_version: int) -> Callable[[Upcaster], Upcaster]:
         def decorate(fn: Upcaster) -> Upcaster:
             self._upcasters[(name, from_version)] = fn

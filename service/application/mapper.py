@@ -125,6 +125,12 @@ class EventMapper:
 
     def __init__(self, games: Mapping[str, GameRules[Any, Any, Any]]) -> None:
         self._games = games
+        # Every type's decoder and encoder built up front, not by the first request that
+        # meets a type (a time-travel fold from the start decoded ~40 new types in 5 ms).
+        for rules in games.values():
+            rules.commands.prepare()
+            rules.events.prepare()
+        SERVICE_EVENTS.prepare()
 
     def envelopes(
         self, kind: str, events: Sequence[object], meta: CommandMeta, recorded_at: str

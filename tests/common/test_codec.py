@@ -59,3 +59,30 @@ def test_unknown_type_extra_field_and_bad_value_are_format_errors() -> None:
 def test_newer_version_than_code_is_refused() -> None:
     with pytest.raises(FormatError, match="newer"):
         registry.decode("Passed", 5, {"seat": 0})
+
+
+def test_prepare_builds_every_types_functions_before_their_first_use(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # given a registry of a type the converter has never met
+    fresh: TypeRegistry[object] = TypeRegistry("event")
+
+    @fresh.register("Scored")
+    @dataclass(frozen=True, slots=True)
+    class Scored:
+        seat: int
+        points: tuple[int, ...]
+
+    # when it is prepared, and cattrs can no longer generate functions
+    fresh.prepare()
+    fresh.prepare()  # idempotent
+
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise AssertionError("a decoder or encoder was generated on first use")
+
+    monkeypatch.setattr("cattrs.converters.make_dict_structure_fn", refuse)
+    monkeypatch.setattr("cattrs.converters.make_dict_unstructure_fn", refuse)
+    # then its events still encode and decode: nothing is left to build in a request
+    name, version, data = fresh.encode(Scored(1, (2, 3)))
+    assert data == {"seat": 1, "points": [2, 3]}
+    assert fresh.decode(name, version, data) == Scored(1, (2, 3))
