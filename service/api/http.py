@@ -78,8 +78,10 @@ def json_body() -> Any:
     if data is None and raw.strip() != b"null":
         raise bad_request("the body is not valid JSON", "body")
     # Only a \u escape or raw non-ASCII bytes can bring a surrogate in: most bodies have
-    # neither, and need no walk.
-    path = None if raw.isascii() and b"\\u" not in raw else _lone_surrogate(data)
+    # neither, and need no walk. A NUL byte means UTF-16 or UTF-32 text (which the JSON
+    # parser also reads, its escapes split by NULs): always walked.
+    plain = raw.isascii() and b"\\u" not in raw and b"\x00" not in raw
+    path = None if plain else _lone_surrogate(data)
     if path is not None:
         raise bad_request(
             "the body holds a lone UTF-16 surrogate (\\ud800-\\udfff), which is not text",

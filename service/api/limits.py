@@ -192,7 +192,13 @@ class Batched:
 
 
 def _token_key() -> str:
-    return _token_hash(request.headers.get("Authorization", ""))
+    header = request.headers.get("Authorization", "")
+    if len(header) > TOKEN_HASH_CACHED_LENGTH:  # not a token of ours: not kept in memory
+        return _token_hash.__wrapped__(header)
+    return _token_hash(header)
+
+
+TOKEN_HASH_CACHED_LENGTH = 128  # headers longer than this are hashed, not remembered
 
 
 @functools.lru_cache(maxsize=4096)  # a token sends many requests

@@ -128,10 +128,10 @@ class RequestLog:
         given = environ.get("HTTP_X_REQUEST_ID")
         request_id = given if given and _CLIENT_ID.match(given) else os.urandom(16).hex()
         environ[REQUEST_ID_KEY] = request_id
-        status = ["500"]
+        status: list[str] = []  # set once the application starts its response
 
         def start(code: str, headers: list[tuple[str, str]], exc_info: Any = None) -> Any:
-            status[0] = code
+            status[:] = [code]
             if not any(name.lower() == "x-request-id" for name, _ in headers):
                 headers.append(("X-Request-ID", request_id))
             # Flask's request is still current here (it is gone once the app returns).
@@ -143,7 +143,9 @@ class RequestLog:
         try:
             return self.app(environ, start)
         finally:
-            if self.request_lines:
+            # No line for a request the app never answered (its greenlet killed, the
+            # worker aborting): there is no status to report.
+            if self.request_lines and status:
                 self._line(environ, request_id, status[0], started)
 
     def _line(self, environ: WSGIEnvironment, request_id: str, status: str, started: float) -> None:

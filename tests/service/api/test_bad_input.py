@@ -191,6 +191,19 @@ def test_a_lone_surrogate_in_a_creation_is_a_400_not_a_500(
     assert client.get("/games").get_json()["items"] == before
 
 
+@pytest.mark.parametrize("encoding", ["utf-16-le", "utf-16", "utf-32-be"])
+@pytest.mark.parametrize(("raw", "field"), SURROGATE_BODIES[2:])
+def test_a_lone_surrogate_in_a_utf16_or_utf32_body_is_a_400_too(
+    client: FlaskClient, raw: str, field: str, encoding: str
+) -> None:
+    # given a JSON text in an encoding the parser also reads (its escapes split by NULs)
+    before = client.get("/games").get_json()["items"]
+    response = client.post("/games", data=raw.encode(encoding), content_type="application/json")
+    # then the surrogate is found as in UTF-8, and nothing is created
+    assert problem(response, 400)["field"] == field
+    assert client.get("/games").get_json()["items"] == before
+
+
 def test_a_paired_surrogate_escape_is_ordinary_text(client: FlaskClient) -> None:
     raw = '{"kind": "board", "seats": ["Ann", "\\ud83d\\ude00"]}'  # one emoji, escaped
     response = _post_raw(client, "/games", raw, {})
