@@ -38,19 +38,10 @@ def install(app: Flask) -> None:
     def _compress(response: Response) -> Response:
         if "HTTP_ACCEPT_ENCODING" not in request.environ:
             # Nothing to choose from: flask-compress would only add its Vary header.
-            _vary(response)
+            response.vary.add("Accept-Encoding")
             return response
         etag = response.headers.get("ETag")
         response = compress.after_request(response)
         if etag is not None:
             response.headers["ETag"] = etag
         return response
-
-
-def _vary(response: Response) -> None:
-    """``Vary: Accept-Encoding``, as flask-compress adds it to every response."""
-    vary = response.headers.get("Vary")
-    if not vary:
-        response.headers["Vary"] = "Accept-Encoding"
-    elif "accept-encoding" not in vary.lower():
-        response.headers["Vary"] = f"{vary}, Accept-Encoding"
