@@ -26,7 +26,7 @@ import sys
 from service.api import STORE_CHECKED
 from service.api.server import GunicornServer, gunicorn_options, prepare_metrics_dir
 from service.api.worker import raise_open_files_limit
-from service.config import SettingsError, StoreSettings
+from service.config import SettingsError, StoreSettings, redact_url
 from service.embedded_redis import EmbeddedRedis, RedisSupervisor
 from service.jobs.embedded import WorkerProcess
 from service.jobs.settings import JobSettings
@@ -151,8 +151,10 @@ def serve_api(args: argparse.Namespace) -> int:
     app_config = {"REDIS_URL": os.environ["REDIS_URL"], STORE_CHECKED: True}
     remove_metrics_dir = prepare_metrics_dir()
     worker = _embedded_worker(server, jobs)
+    options = gunicorn_options(env)
+    print(where_to_go(options["bind"], settings), flush=True)
     try:
-        GunicornServer(gunicorn_options(env), app_config).run()
+        GunicornServer(options, app_config).run()
     finally:
         if worker is not None:
             worker.stop()
@@ -162,6 +164,30 @@ def serve_api(args: argparse.Namespace) -> int:
         if server is not None:
             server.stop()
     return 0
+
+
+def where_to_go(bind: str, settings: StoreSettings) -> str:
+    """The lines the run command prints: where to play, read and call, where the data is
+    and how to stop."""
+    host, _, port = bind.rpartition(":")
+    if host in ("0.0.0.0", "::", "[::]", ""):  # every interface: this machine's loopback works
+        host = "127.0.0.1"
+    base = f"http://{host}:{port}"
+    data = (
+        f"Redis at {redact_url(settings.redis_url)}"
+        if settings.redis_url
+        else f"{settings.redis_dir.resolve()} (embedded Redis)"
+    )
+    return "\n".join(
+        (
+            "Tigris & Euphrates rules service",
+            f"  play in the browser:  {base}/play/",
+            f"  API documentation:    {base}/docs/",
+            f"  API:                  {base}/games  (contract: {base}/openapi.yaml)",
+            f"  data:                 {data}",
+            "  stop:                 Ctrl+C",
+        )
+    )
 
 
 def _embedded_worker(server: EmbeddedRedis | None, jobs: JobSettings) -> WorkerProcess | None:
