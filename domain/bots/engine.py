@@ -48,7 +48,7 @@ class Budget:
     """How long a bot may think: ``playouts`` at most, and stop early when
     ``deadline()`` turns true (checked between playouts)."""
 
-    playouts: int = 600  # the service's 500 ms on the board game: ~0.4 s of CPU (see the README)
+    playouts: int = 600  # the service's 500 ms on the board game: ~0.4 s of CPU (see docs/bots.md)
     deadline: Callable[[], bool] | None = None
     depth: int = 4  # commands per playout before the evaluation takes over
     determinizations: int = 8

@@ -50,7 +50,7 @@ if TYPE_CHECKING:  # the job context imports this module (through the triggers)
 log = logging.getLogger("tigris.jobs.bots")
 
 # The search's playouts per millisecond of think time, per game (the engine's rate on one
-# core, see the README's bot benchmark, with a margin): the think time is a playout count,
+# core, see docs/benchmarks.md, Bots, with a margin): the think time is a playout count,
 # so a choice does not depend on how busy the machine is; a deadline (twice the think time,
 # at least half a second more) caps it on a busy machine: 1 s for the default 500 ms.
 # Measured in CPU time per move: 600 board playouts 370 ms on average (at most 506 ms),

@@ -30,7 +30,7 @@ Target on the 2-core machine (issue 12): at 16 clients, >= 1,500 commands/s with
 Run:  .venv/bin/python -m tests.benchmarks.bench_api [--fsync always|everysec|no]
       [--games 64] [--commands 120] [--processes 2] [--clients 8] [--workers 2]
 
-Figures and how they were measured: README.md, section "Benchmarks". Without the
+Figures and how they were measured: docs/benchmarks.md. Without the
 per-process game cache (``GameService(cache_size=...)``) the service folded the game for
 every command and managed ~600-700 commands/s; with it, one command costs one Redis round
 trip (the checked append) plus HTTP, Flask, the token lookup, decide and evolve.

@@ -198,7 +198,7 @@ def test_idle_event_streams_outlive_the_balancer_timeouts() -> None:
 
 
 def test_the_replicas_share_the_per_client_stream_limit_of_one_address() -> None:
-    # Behind the balancer every client has the balancer's address (README: raise the limit).
+    # Behind the balancer every client has the balancer's address (docs/deploy.md: raise the limit).
     assert int(environment("api")["TIGRIS_STREAMS_PER_CLIENT"]) >= 1000
 
 
