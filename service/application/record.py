@@ -64,7 +64,7 @@ HEADER_KEYS = frozenset(
 HEADER_BOTS = "bots"  # optional: only a game with bot seats has it
 EVENT_KEYS = frozenset({"version", "type", "schema", "data", "meta", "command", "hash"})
 CREATE_GAME = "CreateGame"  # the command recorded with a game's start events
-CLAIM_SEAT = "ClaimSeat"  # the command recorded with a lobby claim's service.SeatClaimed
+CLAIM_SEAT = chain.CLAIM_SEAT  # the command recorded with a lobby claim's service.SeatClaimed
 UNDO_COMMANDS = frozenset({"RequestUndo", "AnswerUndo", "Revert", "AppendServiceEvents"})
 # The service's own commands (public in a record shown while the game runs).
 SERVICE_COMMANDS = UNDO_COMMANDS | {CLAIM_SEAT}
