@@ -223,7 +223,10 @@ def _services(config: Mapping[str, Any], settings: ApiSettings, observer: Observ
         client = connection.client
     return Services(
         games=game_service,
-        credentials=Credentials(RedisTokenStore(client, prefix=store_settings.key_prefix)),
+        credentials=Credentials(
+            RedisTokenStore(client, prefix=store_settings.key_prefix),
+            bot_seats=lambda game_id: game_service.game_info(game_id).bots,
+        ),
         settings=settings,
         ready=lambda: serving(client),
     )
