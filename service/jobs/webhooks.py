@@ -119,6 +119,7 @@ return 1
 
 _ENABLE = """
 if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+if redis.call('HGET', KEYS[1], 'status') == 'active' then return 1 end
 redis.call('HSET', KEYS[1], 'status', 'active', 'failures', '0')
 redis.call('HDEL', KEYS[1], 'disabled_reason', 'next_attempt_at')
 return 1
@@ -297,7 +298,8 @@ class WebhookStore:
         return bool(removed)
 
     def enable(self, sub: Subscription) -> bool:
-        """Active again, its failures forgotten (deliveries resume at its cursor)."""
+        """Active again, its failures forgotten (deliveries resume at its cursor); an active
+        one is left as it is (a retry it awaits stays due when it was)."""
         return bool(self._enable(keys=[self._key(sub.game_id, sub.sub_id)]) == 1)
 
     def start_batch(self, sub: Subscription, first: int, last: int) -> bool:
