@@ -117,6 +117,14 @@ redis.call('HSET', KEYS[1], unpack(ARGV))
 return 1
 """
 
+# The log of a subscription that exists (none left behind by a delivery that outlived it).
+_LOG = """
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+redis.call('LPUSH', KEYS[2], ARGV[1])
+redis.call('LTRIM', KEYS[2], 0, tonumber(ARGV[2]) - 1)
+return 1
+"""
+
 _ENABLE = """
 if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
 if redis.call('HGET', KEYS[1], 'status') == 'active' then return 1 end
@@ -189,6 +197,7 @@ class WebhookStore:
         self._fail = client.register_script(_FAIL)
         self._set = client.register_script(_SET)
         self._enable = client.register_script(_ENABLE)
+        self._log = client.register_script(_LOG)
 
     def _game(self, game_id: str) -> str:
         return f"{self.prefix}:{{{game_id}}}"
@@ -337,11 +346,8 @@ class WebhookStore:
         )
 
     def log(self, sub: Subscription, entry: dict[str, Any]) -> None:
-        key = self._log_key(sub.game_id, sub.sub_id)
-        with self.client.pipeline(transaction=True) as pipe:
-            pipe.lpush(key, json.dumps(entry))
-            pipe.ltrim(key, 0, LOG_LENGTH - 1)
-            pipe.execute()
+        keys = [self._key(sub.game_id, sub.sub_id), self._log_key(sub.game_id, sub.sub_id)]
+        self._log(keys=keys, args=[json.dumps(entry), LOG_LENGTH])
 
     def deliveries(self, game_id: str, sub_id: str) -> list[dict[str, Any]]:
         """The delivery log, newest first."""

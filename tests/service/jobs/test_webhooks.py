@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import itertools
 import random
+import threading
 import time
 from datetime import UTC, datetime, timedelta
 from email.utils import format_datetime
@@ -412,3 +413,40 @@ def test_retry_after_reads_seconds_and_http_dates() -> None:
     assert retry_after("Fri, 27 Nov 2026 11:00:00 GMT", now) == 0  # past: now
     assert retry_after("soon", now) is None
     assert retry_after(None, now) is None
+
+
+@pytest.mark.usefixtures("loopback_allowed")
+def test_a_subscription_deleted_mid_delivery_leaves_nothing_behind(
+    client: FlaskClient, jobs: Jobs, receiver: Receiver, job_env: dict[str, str]
+) -> None:
+    """Point 2: a deletion while its delivery is under way: the delivery finishes without
+    recreating the subscription or its log, and nothing more is sent."""
+    # given a delivery held by the receiver
+    game_id, tokens = create_game(client)
+    created = subscribe(client, game_id, {"url": receiver.url("/d")}, tokens[0]).get_json()
+    receiver.secrets["/d"] = created["secret"]
+    receiver.hold.set()
+    play(client, game_id, tokens, 1)
+    hook = f"/games/{game_id}/webhooks/{created['id']}"
+    deleted: list[int] = []
+
+    def delete_meanwhile() -> None:
+        if receiver.arrived.wait(60):
+            other = client.application.test_client()  # a client of this thread's own
+            deleted.append(other.delete(hook, headers=auth(tokens[0])).status_code)
+        receiver.hold.clear()
+        receiver.release.set()
+
+    # when the subscription is deleted while the receiver holds the delivery
+    deleter = threading.Thread(target=delete_meanwhile)
+    deleter.start()
+    jobs.run()
+    deleter.join(60)
+    assert deleted == [204]
+    # then no key of it is left, and later events go nowhere
+    prefix = job_env["TIGRIS_KEY_PREFIX"]
+    assert list(jobs.connection.scan_iter(match=f"{prefix}:{{{game_id}}}:hook:*")) == []
+    play(client, game_id, tokens, 1)
+    jobs.run()
+    assert len(receiver.of("/d")) == 1
+    assert client.get(hook, headers=admin()).status_code == 404
