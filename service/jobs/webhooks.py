@@ -59,6 +59,7 @@ LOG_LENGTH = 100
 LOCK_MARGIN_S = 5
 JITTER = 0.1  # each retry's delay: ±10 %
 ADMIN_OWNER = "admin"
+CREATE_TRIES = 20  # reads of the game's subscriptions before a creation gives up
 
 # KEYS: the game's set, the new hash, the hashes of the members read before (ARGV[4..]).
 # ARGV: the per-game limit, the per-owner limit, the new id, the member ids, then '--' and
@@ -250,7 +251,7 @@ class WebhookStore:
             "owner": owner,
         }
         pairs = [item for pair in fields.items() for item in pair]
-        while True:
+        for _ in range(CREATE_TRIES):
             members = sorted(self.client.smembers(self._keys.hooks(game_id)))
             outcome = self._create(
                 keys=[
@@ -267,6 +268,7 @@ class WebhookStore:
                 raise TooManyWebhooks("game", per_game)
             if outcome == "token":
                 raise TooManyWebhooks("token", per_owner)
+        raise RuntimeError(f"the webhooks of game {game_id} changed during {CREATE_TRIES} tries")
 
     def get(self, game_id: str, sub_id: str) -> Subscription | None:
         fields: dict[str, str] = self.client.hgetall(self._key(game_id, sub_id))
