@@ -15,6 +15,14 @@
 - ``TIGRIS_WEBHOOK_TIMEOUT_S`` (5): how long a delivery may take
 - ``TIGRIS_WEBHOOK_MAX_FAILURES`` (8): consecutive failed deliveries that disable a
   subscription
+- ``TIGRIS_WEBHOOK_SCHEDULE`` (``0,5,300,1800,7200,18000,36000,36000``): seconds before each
+  attempt at a webhook message, the Standard Webhooks schedule (immediately, 5 s, 5 min,
+  30 min, 2 h, 5 h, 10 h, 10 h); each retry's delay gets ±10 % jitter, and the last delay
+  repeats should ``TIGRIS_WEBHOOK_MAX_FAILURES`` allow more attempts
+- ``TIGRIS_WEBHOOK_RETRY_AFTER_MAX_S`` (36000): the longest ``Retry-After`` (of a 429 or
+  503 answer) a retry waits for
+- ``TIGRIS_WEBHOOKS_PER_GAME`` (20), ``TIGRIS_WEBHOOKS_PER_TOKEN`` (5): subscriptions a game
+  may have, and one token (a seat's, or the admin's) may make in one game
 - ``TIGRIS_AUDIT_S`` (3600): seconds between two audits of every active game
 - ``TIGRIS_EMBEDDED_WORKER`` (1): ``python -m service`` on the embedded Redis also runs
   ``python -m service worker`` (``0``: not)
@@ -29,6 +37,8 @@ from dataclasses import dataclass
 from service.config import SettingsError, int_setting, is_cluster_url, redact_url
 
 DEFAULT_RETRIES = (2, 10, 30)
+# Standard Webhooks' retry schedule: seconds before each attempt (the first: immediately).
+DEFAULT_WEBHOOK_SCHEDULE = (0, 5, 300, 1800, 7200, 18000, 36000, 36000)
 _QUEUE_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-")
 
 
@@ -45,6 +55,10 @@ class JobSettings:
     webhook_allow_private: bool = False
     webhook_timeout_s: int = 5
     webhook_max_failures: int = 8
+    webhook_schedule: tuple[int, ...] = DEFAULT_WEBHOOK_SCHEDULE
+    webhook_retry_after_max_s: int = 36000
+    webhooks_per_game: int = 20
+    webhooks_per_token: int = 5
     audit_s: int = 3600
 
     def __post_init__(self) -> None:
@@ -59,6 +73,9 @@ class JobSettings:
             raise SettingsError(f"TIGRIS_RQ_QUEUE {self.queue!r} is not a plain name")
         if any(delay < 0 for delay in self.retries) or len(self.retries) > 10:
             raise SettingsError(f"TIGRIS_JOB_RETRIES must be up to 10 delays >= 0: {self.retries}")
+        schedule = self.webhook_schedule
+        if len(schedule) < 2 or len(schedule) > 50 or any(delay < 0 for delay in schedule):
+            raise SettingsError(f"TIGRIS_WEBHOOK_SCHEDULE must be 2 to 50 delays >= 0: {schedule}")
         for name, value in (
             ("TIGRIS_JOB_SWEEP_S", self.sweep_s),
             ("TIGRIS_RQ_ABANDONED_S", self.abandoned_s),
@@ -66,6 +83,9 @@ class JobSettings:
             ("TIGRIS_WEBHOOK_TIMEOUT_S", self.webhook_timeout_s),
             ("TIGRIS_WEBHOOK_MAX_FAILURES", self.webhook_max_failures),
             ("TIGRIS_AUDIT_S", self.audit_s),
+            ("TIGRIS_WEBHOOK_RETRY_AFTER_MAX_S", self.webhook_retry_after_max_s),
+            ("TIGRIS_WEBHOOKS_PER_GAME", self.webhooks_per_game),
+            ("TIGRIS_WEBHOOKS_PER_TOKEN", self.webhooks_per_token),
         ):
             if value < 1:
                 raise SettingsError(f"{name} must be >= 1, not {value}")
@@ -93,6 +113,14 @@ class JobSettings:
             webhook_allow_private=_flag(env, "TIGRIS_WEBHOOK_ALLOW_PRIVATE", False),
             webhook_timeout_s=int_setting(env, "TIGRIS_WEBHOOK_TIMEOUT_S", 5),
             webhook_max_failures=int_setting(env, "TIGRIS_WEBHOOK_MAX_FAILURES", 8),
+            webhook_schedule=_delays(
+                env.get("TIGRIS_WEBHOOK_SCHEDULE"),
+                "TIGRIS_WEBHOOK_SCHEDULE",
+                DEFAULT_WEBHOOK_SCHEDULE,
+            ),
+            webhook_retry_after_max_s=int_setting(env, "TIGRIS_WEBHOOK_RETRY_AFTER_MAX_S", 36000),
+            webhooks_per_game=int_setting(env, "TIGRIS_WEBHOOKS_PER_GAME", 20),
+            webhooks_per_token=int_setting(env, "TIGRIS_WEBHOOKS_PER_TOKEN", 5),
             audit_s=int_setting(env, "TIGRIS_AUDIT_S", 3600),
         )
 
@@ -108,14 +136,16 @@ def _flag(env: Mapping[str, str], name: str, default: bool) -> bool:
     raise SettingsError(f"{name} must be 1/0, true/false or yes/no, not {raw!r}")
 
 
-def _delays(raw: str | None) -> tuple[int, ...]:
+def _delays(
+    raw: str | None,
+    name: str = "TIGRIS_JOB_RETRIES",
+    default: tuple[int, ...] = DEFAULT_RETRIES,
+) -> tuple[int, ...]:
     if raw is None or raw.strip() == "":
-        return DEFAULT_RETRIES
-    if raw.strip() == "none":
+        return default
+    if raw.strip() == "none" and name == "TIGRIS_JOB_RETRIES":
         return ()
     try:
         return tuple(int(part) for part in raw.split(","))
     except ValueError:
-        raise SettingsError(
-            f"TIGRIS_JOB_RETRIES must be comma-separated seconds, not {raw!r}"
-        ) from None
+        raise SettingsError(f"{name} must be comma-separated seconds, not {raw!r}") from None
