@@ -40,6 +40,7 @@ from service.api import (
     events,
     explanations,
     games,
+    http,
     limits,
     logs,
     ops,
@@ -158,6 +159,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     )
     app.register_blueprint(web_client)
     _install_cors(app, settings)
+    http.install(app)
     compression.install(app)
     return app
 

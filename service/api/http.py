@@ -6,21 +6,31 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from flask import Response, jsonify, request
+from flask import Flask, Response, jsonify, request
 from marshmallow import Schema, ValidationError
 
+from service.api.context import identified_caller
 from service.api.problems import ApiProblem, bad_request
 
-# Exactly the strong ETag this API sends: a quoted decimal version without leading zeros.
-_ETAG = re.compile(r'"(0|[1-9][0-9]{0,14})"')
+# A strong ETag this API sends: the quoted decimal version without leading zeros, the viewer
+# whose view the body is (``spectator``, ``seat0``.., ``admin``: bodies differ per viewer),
+# and the content-coding flask-compress appends when it compresses (``"3-seat0:gzip"``).
+# ``If-Match`` takes any of them, and the bare version (``"3"``) clients build themselves.
+_ETAG = re.compile(
+    r'"(0|[1-9][0-9]{0,14})(?:-(?:spectator|admin|seat(?:0|[1-9][0-9]?)))?'
+    r'(?::(?:gzip|br|zstd|deflate))?"'
+)
+# The content-codings flask-compress may choose (service.api.compression).
+CODINGS = ("br", "gzip", "zstd", "deflate")
 _CLIENT_KEY = re.compile(r"^[!-~]{1,100}\Z")
 _SURROGATE = re.compile(r"[\ud800-\udfff]")
 ANY_VERSION = None
 
 
 def json_response(body: Any, status: int = 200, *, version: int | None = None) -> Response:
-    """``body`` as JSON, with the game's ``version`` as its ETag; a read whose
-    ``If-None-Match`` names that version is a 304 without a body instead."""
+    """``body`` as JSON, with the game's ``version`` and the viewer as its ETag
+    (``viewer_etag``); a read whose ``If-None-Match`` names that ETag is a 304 without a
+    body instead."""
     if version is not None and status == 200:
         unchanged = not_modified(version)
         if unchanged is not None:
@@ -28,21 +38,62 @@ def json_response(body: Any, status: int = 200, *, version: int | None = None) -
     response = jsonify(body)
     response.status_code = status
     if version is not None:
-        response.headers["ETag"] = f'"{version}"'
+        response.headers["ETag"] = f'"{viewer_etag(version)}"'
     return response
 
 
+def install(app: Flask) -> None:
+    """Every answer to a request whose caller was identified (``caller_for``) may differ
+    with the token: ``Vary: Authorization`` and, unless the view chose its own,
+    ``Cache-Control: private, no-cache`` (no shared cache stores it; a browser's may, and
+    revalidates it with ``If-None-Match`` each time)."""
+
+    @app.after_request
+    def _per_viewer(response: Response) -> Response:
+        if identified_caller() is not None:
+            response.vary.add("Authorization")
+            if "Cache-Control" not in response.headers:
+                response.headers["Cache-Control"] = "private, no-cache"
+        return response
+
+
+def viewer_etag(version: int) -> str:
+    """The opaque tag (unquoted) of this request's view of a game at ``version``: the same
+    version reads differently for a spectator, each seat and the admin, so one viewer's
+    validator never matches another's body (RFC 9110 8.8.3)."""
+    caller = identified_caller()
+    if caller is None or caller.is_spectator:
+        viewer = "spectator"
+    elif caller.admin:
+        viewer = "admin"
+    else:
+        viewer = f"seat{caller.seat}"
+    return f"{version}-{viewer}"
+
+
 def not_modified(version: int) -> Response | None:
-    """A 304 for a ``GET`` whose ``If-None-Match`` names ``version`` (weak comparison, as
-    RFC 9110 asks for this header; ``*`` matches any), else None. Views call it before
-    building a costly body; ``json_response`` calls it for every game resource."""
+    """A 304 for a ``GET`` whose ``If-None-Match`` names this viewer's ETag at ``version``
+    (weak comparison, as RFC 9110 asks for this header; ``*`` matches any), plain or with
+    the content-coding flask-compress appends, else None. The 304 carries the ETag that
+    matched, so a cache holding several codings refreshes the one it asked about. Views
+    call it before building a costly body; ``json_response`` calls it for every game
+    resource."""
     if request.method not in ("GET", "HEAD"):
         return None
-    etag = str(version)
-    if not request.if_none_match.contains_weak(etag):
+    etag = viewer_etag(version)
+    held = request.if_none_match
+    matched = next(
+        (
+            tag
+            for tag in (etag, *(f"{etag}:{coding}" for coding in CODINGS))
+            if held.contains_weak(tag)
+        ),
+        None,
+    )
+    if matched is None:
         return None
     response = Response(status=304)
-    response.headers["ETag"] = f'"{etag}"'
+    response.headers["ETag"] = f'"{matched}"'
     return response
 
 
@@ -125,8 +176,9 @@ def load_body(schema: Schema) -> dict[str, Any]:
 
 def expected_version() -> int | None:
     """The version ``If-Match`` names: 428 without it, None for ``*``, -1 for anything but
-    ``"<version>"`` exactly (a weak ``W/"3"``, an unquoted ``3``, ``"03"``, a list), which
-    then matches no version: a 412."""
+    one strong ETag this API sends (any viewer's, any coding: ``"3-seat0:gzip"``) or the bare
+    ``"<version>"`` (a weak ``W/"3"``, an unquoted ``3``, ``"03"``, a list), which then
+    matches no version: a 412."""
     header = request.headers.get("If-Match")
     if header is None:
         raise ApiProblem(

@@ -10,7 +10,7 @@ from flask import Blueprint, Response, request
 from service.api.background import after_change
 from service.api.context import caller_for, services
 from service.api.games import created_seat_json
-from service.api.http import json_response
+from service.api.http import json_response, viewer_etag
 from service.api.presenters import game_json
 from service.api.problems import ApiProblem, forbidden
 from service.application.mapper import CommandMeta
@@ -28,7 +28,7 @@ def get_record(game_id: str) -> Response:
     caller = caller_for(game_id)
     exported = services().games.export_record(game_id, viewer=caller.seat, admin=caller.admin)
     response = Response(exported.body, mimetype=RECORD_MEDIA_TYPE)
-    response.headers["ETag"] = f'"{exported.game.version}"'
+    response.headers["ETag"] = f'"{viewer_etag(exported.game.version)}"'
     response.headers["Content-Disposition"] = f'attachment; filename="{game_id}.jsonl"'
     if not exported.complete:
         response.headers["Cache-Control"] = "private, no-store"

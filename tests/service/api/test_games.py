@@ -22,7 +22,7 @@ def test_create_returns_one_long_secret_token_per_seat(
     game = body["game"]
     assert game["kind"] == kind and game["status"] == "active"
     assert [s["name"] for s in game["seats"]] == ["Ann", "Bob", "Cy"]
-    assert response.headers["ETag"] == f'"{game["version"]}"'
+    assert response.headers["ETag"] == f'"{game["version"]}-spectator"'
     assert response.headers["Location"] == f"/games/{game['game_id']}"
     tokens = [s["token"] for s in body["seats"]]
     assert len(set(tokens)) == 3 and all(len(t) >= 40 for t in tokens)
@@ -169,7 +169,7 @@ def test_get_game_and_unknown_games(api: Api, client: FlaskClient) -> None:
 
     assert response.status_code == 200
     assert response.get_json() == game.body["game"]
-    assert response.headers["ETag"] == f'"{game.version}"'
+    assert response.headers["ETag"] == f'"{game.version}-spectator"'
     assert problem(client.get("/games/nosuchgame"), 404)["type"] == "/problems/not-found"
     problem(client.get("/games/bad%20id"), 404)
     problem(client.get(f"/games/{game.game_id}", headers=auth(game.tokens[0] + "x")), 401)

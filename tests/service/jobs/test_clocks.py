@@ -111,7 +111,8 @@ def test_a_running_clock_is_never_answered_not_modified(client: FlaskClient) -> 
     [before], [now] = first.get_json()["clock"]["seats"], again.get_json()["clock"]["seats"]
     assert now["remaining_ms"] <= before["remaining_ms"]
     # while the state of a clocked game still answers 304 for an unchanged version
-    state = client.get(f"/games/{game_id}/state", headers={"If-None-Match": f'"{version}"'})
+    etag = f'"{version}-spectator"'  # the spectator's view (service.api.http.viewer_etag)
+    state = client.get(f"/games/{game_id}/state", headers={"If-None-Match": etag})
     assert state.status_code == 304
 
 
