@@ -22,9 +22,14 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from typing import Any
 
 from service.api import STORE_CHECKED
-from service.api.server import GunicornServer, gunicorn_options, prepare_metrics_dir
+from service.api.server import (
+    GunicornServer,
+    gunicorn_options,
+    prepare_metrics_dir,
+)
 from service.api.worker import raise_open_files_limit
 from service.config import SettingsError, StoreSettings
 from service.embedded_redis import EmbeddedRedis, RedisSupervisor
@@ -84,6 +89,20 @@ def main(argv: list[str] | None = None) -> int:
     return serve_api(args)
 
 
+def _api_values(args: argparse.Namespace) -> dict[str, Any]:
+    """The command line's API options, as ``ServerSettings`` fields (given ones only)."""
+    return {
+        field: getattr(args, option)
+        for field, option in (
+            ("host", "host"),
+            ("port", "port"),
+            ("workers", "workers"),
+            ("worker_connections", "connections"),
+        )
+        if getattr(args, option, None) is not None
+    }
+
+
 def rebuild_index() -> int:
     """Rebuild the listing indexes; with no ``REDIS_URL``, on the embedded Redis (attached to
     if the service is running on that data directory, else started and stopped again)."""
@@ -108,7 +127,7 @@ def run_worker() -> int:
     except SettingsError as exc:
         print(f"python -m service worker: {exc}", file=sys.stderr, flush=True)
         return 2
-    if settings.redis_url or os.environ.get("RQ_REDIS_URL"):
+    if settings.redis_url or jobs.rq_redis_url:
         return run_workers(jobs)
     with EmbeddedRedis(
         settings.redis_dir, binary=settings.redis_server, appendfsync=settings.appendfsync
@@ -118,17 +137,6 @@ def run_worker() -> int:
 
 
 def serve_api(args: argparse.Namespace) -> int:
-    env = dict(os.environ)
-    for name, option in (
-        ("TIGRIS_HOST", "host"),
-        ("TIGRIS_PORT", "port"),
-        ("TIGRIS_WORKERS", "workers"),
-        ("TIGRIS_WORKER_CONNECTIONS", "connections"),
-    ):
-        value = getattr(args, option, None)
-        if value is not None:
-            env[name] = str(value)
-
     raise_open_files_limit()  # inherited by the workers: a socket per open stream
     try:
         settings = StoreSettings.from_env()
@@ -148,11 +156,14 @@ def serve_api(args: argparse.Namespace) -> int:
         print(f"embedded Redis at {server.url}", file=sys.stderr, flush=True)
         if server.owned:  # else another process started it and supervises it
             supervisor = RedisSupervisor(server).start()
-    app_config = {"REDIS_URL": os.environ["REDIS_URL"], STORE_CHECKED: True}
+    app_config = {
+        "REDIS_URL": server.url if server is not None else settings.redis_url,
+        STORE_CHECKED: True,
+    }
     remove_metrics_dir = prepare_metrics_dir()
     worker = _embedded_worker(server, jobs)
     try:
-        GunicornServer(gunicorn_options(env), app_config).run()
+        GunicornServer(gunicorn_options(**_api_values(args)), app_config).run()
     finally:
         if worker is not None:
             worker.stop()
