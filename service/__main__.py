@@ -15,6 +15,10 @@
   (``RedisEventStore.rebuild_index``), on the same Redis the API would use.
 - ``verify RECORD``: check a game record (``GET /games/{id}/record``) offline
   (``service.verify``).
+
+Before ``api``, ``worker`` or ``rebuild-index`` starts anything, every setting is checked
+(``service.settings``, the table in ``docs/configuration.md``): bad ones stop the start
+with one line each on stderr, naming the variable, and exit status 2.
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ from typing import Any
 from service.api import STORE_CHECKED
 from service.api.server import (
     GunicornServer,
+    ServerSettings,
     gunicorn_options,
     prepare_metrics_dir,
 )
@@ -35,6 +40,7 @@ from service.config import SettingsError, StoreSettings
 from service.embedded_redis import EmbeddedRedis, RedisSupervisor
 from service.jobs.embedded import WorkerProcess
 from service.jobs.settings import JobSettings
+from service.settings import problems
 from service.store.connect import check_store, connect
 
 
@@ -78,6 +84,12 @@ def _api_options(parser: argparse.ArgumentParser) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    if args.command != "verify":
+        bad = problems(values={ServerSettings: _api_values(args)})
+        if bad:
+            for line in bad:
+                print(line, file=sys.stderr, flush=True)
+            return 2
     if args.command == "worker":
         return run_worker()
     if args.command == "rebuild-index":
