@@ -57,7 +57,7 @@ _GIVEN_ENV: ContextVar[Mapping[str, Any] | None] = ContextVar("tigris_settings_e
 
 class EnvSettings(BaseSettings):
     """A group of settings read from the environment: field ``name`` is the variable
-    ``TIGRIS_NAME`` unless the field names another (``validation_alias``). Empty variables
+    ``ENV_PREFIX`` + ``NAME`` unless the field names another (``validation_alias``). Empty variables
     count as unset. Bad values raise ``SettingsError`` with one line per bad setting,
     naming the variable (never repeating its value: it may be a secret)."""
 
@@ -187,8 +187,7 @@ def redact_url(url: str) -> str:
 
 
 class StoreSettings(EnvSettings):
-    """The event store: which Redis, and how events, snapshots and idempotency records
-    are kept there."""
+    """The event store: which Redis, and how it keeps events, snapshots and records."""
 
     redis_url: str | None = setting(
         None,
