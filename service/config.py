@@ -14,10 +14,12 @@ where it starts to discover the cluster (one is enough, more survive one being d
 
 from __future__ import annotations
 
+import functools
+import os
 from collections.abc import Mapping
 from contextvars import ContextVar
 from pathlib import Path
-from typing import Any, Literal, Self
+from typing import Any, Literal, Self, cast
 
 from pydantic import AliasChoices, Field, ValidationError, field_validator
 from pydantic.fields import FieldInfo
@@ -101,6 +103,9 @@ class EnvSettings(BaseSettings):
         """The settings of ``env`` (default: ``os.environ``), ``values`` (by field name)
         taking precedence. ``env`` may hold values that are not strings (``create_app``'s
         config mapping); a None value counts as unset."""
+        if env is None and not values:
+            # Building a model costs about a millisecond; jobs and scrapes ask often.
+            return cast(Self, _from_environment(cls, tuple(sorted(os.environ.items()))))
         token = _GIVEN_ENV.set(env)
         try:
             return cls(**values)
@@ -123,6 +128,13 @@ class EnvSettings(BaseSettings):
     def env_names(cls) -> dict[str, str]:
         """Field name → the environment variable it is read from."""
         return {name: env_name(cls, name, field) for name, field in cls.model_fields.items()}
+
+
+@functools.lru_cache(maxsize=64)
+def _from_environment(model: type[EnvSettings], environment: tuple[tuple[str, str], ...]) -> Any:
+    """``model`` of the environment whose items are ``environment`` (models are frozen, so
+    one built earlier for the same environment is as good as a new one)."""
+    return model.from_env(dict(environment))
 
 
 def env_name(model: type[BaseSettings], name: str, field: FieldInfo) -> str:

@@ -20,6 +20,7 @@ VARIABLE = re.compile(
 )
 # Where the code touches os.environ for something else than reading a setting.
 NOT_A_SETTING_READ = {
+    ("service/config.py", "from_env"): "the settings base: remembers models per environment",
     ("service/__main__.py", "_embedded_worker"): "hands the environment to a child process",
     ("deploy/healthcheck.py", "api_url"): "the container's probe, without the service's imports",
     ("deploy/healthcheck.py", "check_worker"): "the container's probe, as above",
