@@ -25,11 +25,11 @@ What slow or hostile clients get:
 from __future__ import annotations
 
 import json
-import os
 import resource
 import socket
 import warnings
 import weakref
+from collections.abc import Mapping
 from typing import Any
 
 import gevent  # type: ignore[import-untyped]
@@ -48,12 +48,11 @@ DRAIN_LIMIT = 1 << 20
 STREAM_PATH_END = "/events/stream"
 
 
-def client_timeout_s(env: dict[str, str] | None = None) -> float:
-    env = dict(os.environ) if env is None else env
-    value = float(env.get("TIGRIS_CLIENT_TIMEOUT") or DEFAULT_CLIENT_TIMEOUT_S)
-    if value <= 0:
-        raise ValueError("TIGRIS_CLIENT_TIMEOUT must be positive")
-    return value
+def client_timeout_s(env: Mapping[str, str] | None = None) -> float:
+    """``TIGRIS_CLIENT_TIMEOUT`` of ``env`` (default: the environment)."""
+    from service.api.server import ServerSettings
+
+    return ServerSettings.from_env(env).client_timeout
 
 
 def raise_open_files_limit(wanted: int = OPEN_FILES_WANTED) -> int:

@@ -16,7 +16,6 @@ worker's bot move is made again within seconds.
 from __future__ import annotations
 
 import logging
-import os
 import sys
 from typing import Any
 
@@ -24,7 +23,7 @@ from rq import Worker
 from rq.job import Job
 from rq.worker_pool import WorkerPool
 
-from service.config import SettingsError, StoreSettings
+from service.config import LogSettings, SettingsError, StoreSettings
 from service.jobs.queues import job_queue, queue_connection
 from service.jobs.settings import JobSettings
 
@@ -84,12 +83,13 @@ def run_workers(settings: JobSettings | None = None, *, burst: bool = False) -> 
     queue = job_queue(settings, connection)
     schedule_sweep(queue, settings)
     schedule_audit(queue, settings)
-    logging.basicConfig(level=os.environ.get("TIGRIS_LOG_LEVEL", "INFO"))
+    level = LogSettings().log_level.upper()
+    logging.basicConfig(level=level)
     pool = WorkerPool(
         [settings.queue],
         connection=connection,
         num_workers=settings.workers,
         worker_class=TigrisWorker,
     )
-    pool.start(burst=burst, logging_level=os.environ.get("TIGRIS_LOG_LEVEL", "INFO"))
+    pool.start(burst=burst, logging_level=level)
     return 0
