@@ -125,13 +125,14 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
 
     store_settings = StoreSettings.from_config(config)
     app_metrics = metrics.PrometheusMetrics(metrics.queue_redis_url(config))
-    app.extensions[EXTENSION] = _services(config, settings, store_settings, app_metrics)
+    found = _services(config, settings, store_settings, app_metrics)
+    app.extensions[EXTENSION] = found
 
     app.extensions[streams.GATE_EXTENSION] = streams.StreamGate(
         settings, on_change=app_metrics.streams_open
     )
     metrics.install(app, app_metrics)
-    background.install(app, config)
+    background.install(app, config, found.games)  # what follows every write: jobs
 
     logs.install(app, request_lines=settings.request_log)
     problems.install(app)

@@ -1,16 +1,16 @@
-"""The API's side of background jobs: after a request changed a game, enqueue what it now
-needs (``service.jobs.triggers``); without a queue Redis (a cluster ``REDIS_URL`` and no
-``RQ_REDIS_URL``) nothing is enqueued."""
+"""The API's side of background jobs: the jobs' write observer (``service.jobs.triggers``)
+joins the application's, so that every write a request makes enqueues what the game now
+needs; without a queue Redis (a cluster ``REDIS_URL`` and no ``RQ_REDIS_URL``) nothing is
+enqueued."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 
 from flask import Flask, current_app
 
-from service.api.context import services
-from service.application.repository import LoadedGame
+from service.application.game_service import GameService
 from service.config import StoreSettings
 from service.jobs.audit import AuditLog
 from service.jobs.settings import JobSettings
@@ -22,7 +22,7 @@ EXTENSION = "tigris.jobs"
 AUDIT_EXTENSION = "tigris.audit"
 
 
-def install(app: Flask, config: Mapping[str, Any]) -> None:
+def install(app: Flask, config: Mapping[str, Any], games: GameService) -> None:
     settings = JobSettings.from_config(config)
     store = StoreSettings.from_config(config)
     if not settings.configured or store.redis_url is None:
@@ -30,7 +30,9 @@ def install(app: Flask, config: Mapping[str, Any]) -> None:
         app.extensions[AUDIT_EXTENSION] = None
         return
     client = redis_client(store.redis_url, decode_responses=True)
-    app.extensions[EXTENSION] = JobTriggers(settings, WebhookStore(client, store.key_prefix))
+    found = JobTriggers(settings, WebhookStore(client, store.key_prefix), games)
+    games.writes.add(found)
+    app.extensions[EXTENSION] = found
     app.extensions[AUDIT_EXTENSION] = AuditLog(client, store.key_prefix)
 
 
@@ -44,13 +46,3 @@ def audit_log() -> AuditLog | None:
     """The periodic audit's counters (None without a queue Redis: no audit runs)."""
     found: AuditLog | None = current_app.extensions.get(AUDIT_EXTENSION)
     return found
-
-
-def after_change(
-    game: LoadedGame, *, webhooks: int | None = None, answering: Sequence[int] = ()
-) -> None:
-    """Enqueue the background work ``game`` now needs (``webhooks``: the subscription count
-    the append returned, if it did; ``answering``: bot seats an undo request awaits)."""
-    found = triggers()
-    if found is not None:
-        found.after_change(game, services().games, webhooks=webhooks, answering=answering)

@@ -2,24 +2,21 @@
 
 from __future__ import annotations
 
-import uuid
 from functools import cache
 
 from flask import Blueprint, Response
 
-from service.api.background import after_change
 from service.api.context import caller_for, services
 from service.api.http import (
+    command_meta,
     expected_version,
     idempotency_key,
     json_response,
     load_body,
-    request_id,
 )
 from service.api.presenters import events_json
 from service.api.problems import forbidden
 from service.api.schemas import CommandEnvelopeSchema
-from service.application.mapper import CommandMeta
 
 blueprint = Blueprint("commands", __name__)
 
@@ -36,21 +33,14 @@ def post_command(game_id: str) -> Response:
     seat = caller.require_seat("send commands")
     expected = expected_version()
     key = idempotency_key()
-    correlation_id = request_id()
     command = load_body(_envelope_schema())
     if command.pop("seat", seat) != seat:
         raise forbidden(f"this token plays seat {seat} only")
-    meta = CommandMeta(
-        command_id=uuid.uuid4().hex,
-        actor=caller.actor,
-        seat=seat,
-        correlation_id=correlation_id,
-    )
+    meta = command_meta(caller.actor, seat)
     outcome = services().games.handle(
         game_id, command, meta=meta, expected_version=expected, idempotency_key=key
     )
     game = outcome.game
-    after_change(game, webhooks=outcome.webhooks)
     response = json_response(
         {"version": game.version, "events": events_json(outcome.events, caller, game)},
         version=game.version,

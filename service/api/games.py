@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
-import uuid
 from typing import Any
 
 from flask import Blueprint, Response
 
-from service.api.background import after_change
 from service.api.context import caller_for, services
-from service.api.http import idempotency_key, json_response, load_body, load_query, request_id
+from service.api.http import (
+    command_meta,
+    idempotency_key,
+    json_response,
+    load_body,
+    load_query,
+    request_id,
+)
 from service.api.presenters import events_json, game_json, info_json
 from service.api.problems import bad_request, forbidden
 from service.api.schemas import GameCreateSchema, GameListQuerySchema, SeatClaimSchema
@@ -17,7 +22,6 @@ from service.application.bots import BotSeat
 from service.application.clocks import ClockSpec
 from service.application.commands import open_seat_name
 from service.application.lobby import claim_meta
-from service.application.mapper import CommandMeta
 
 blueprint = Blueprint("games", __name__)
 
@@ -29,12 +33,7 @@ def create_game() -> Response:
     if body["seed"] is not None and not caller.admin:
         raise forbidden("only the admin token may choose a game's seed")
     found = services()
-    meta = CommandMeta(
-        command_id=uuid.uuid4().hex,
-        actor="admin" if caller.admin else "system",
-        seat=None,
-        correlation_id=request_id(),
-    )
+    meta = command_meta("admin" if caller.admin else "system", None)
     # One atomic write stores the game with its seats' token hashes (and the index entry
     # goes first): see CommandHandler.create_game. With an Idempotency-Key a retry after a
     # lost answer gets the same game and the same tokens back.
@@ -56,7 +55,6 @@ def create_game() -> Response:
         created_seat_json(seat, name, token, bots.get(seat))
         for seat, (name, token) in enumerate(zip(names, tokens, strict=True))
     ]
-    after_change(game)
     response = json_response({"game": game_json(game), "seats": seats}, 201, version=game.version)
     response.headers["Location"] = f"/games/{game.game_id}"
     response.headers["Cache-Control"] = "no-store"  # the body holds the secrets
@@ -117,7 +115,6 @@ def claim_seat(game_id: str, seat: int) -> Response:
         game_id, seat, body["name"], claim_meta(correlation_id, seat), key
     )
     game = claimed.game
-    after_change(game)  # the last claim starts the game: bots, clocks and webhooks follow
     answer = {
         "game": game_json(game),
         "seat": seat_token_json(seat, game.info.seat_names[seat], claimed.token),

@@ -11,6 +11,7 @@ from marshmallow import Schema, ValidationError
 
 from service.api.context import identified_caller
 from service.api.problems import ApiProblem, bad_request
+from service.application.mapper import CommandMeta
 
 # A strong ETag this API sends: the quoted decimal version without leading zeros, the viewer
 # whose view the body is (``spectator``, ``seat0``.., ``admin``: bodies differ per viewer),
@@ -210,3 +211,9 @@ def _client_key(header: str) -> str | None:
     if not _CLIENT_KEY.match(key):
         raise bad_request(f"{header} must be 1-100 printable ASCII characters", header)
     return key
+
+
+def command_meta(actor: str, seat: int | None) -> CommandMeta:
+    """The metadata of this request's write, as ``actor`` for ``seat``: its
+    ``X-Request-ID`` becomes its events' correlation id."""
+    return CommandMeta.for_actor(actor, seat, correlation_id=request_id())

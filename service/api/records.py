@@ -3,17 +3,13 @@
 
 from __future__ import annotations
 
-import uuid
-
 from flask import Blueprint, Response, request
 
-from service.api.background import after_change
 from service.api.context import caller_for, services
 from service.api.games import created_seat_json
-from service.api.http import json_response, viewer_etag
+from service.api.http import command_meta, json_response, viewer_etag
 from service.api.presenters import game_json
 from service.api.problems import ApiProblem, forbidden
-from service.application.mapper import CommandMeta
 from service.application.record import Disagreement, Incomplete
 
 blueprint = Blueprint("records", __name__)
@@ -42,7 +38,7 @@ def import_game() -> Response:
         raise forbidden("only the admin token may import a game record")
     request.max_content_length = IMPORT_MAX_BODY
     data = request.get_data(cache=False)
-    meta = CommandMeta(command_id=uuid.uuid4().hex, actor="admin", seat=None)
+    meta = command_meta("admin", None)
     try:
         created = services().games.import_record(data, meta)
     except Disagreement as exc:
@@ -60,7 +56,6 @@ def import_game() -> Response:
         created_seat_json(seat, name, token, game.info.bots.get(seat))
         for seat, (name, token) in enumerate(zip(game.info.seat_names, tokens, strict=True))
     ]
-    after_change(game)  # the bot seats it awaits move, as in any game
     response = json_response({"game": game_json(game), "seats": seats}, 201, version=game.version)
     response.headers["Location"] = f"/games/{game.game_id}"
     response.headers["Cache-Control"] = "no-store"  # the body holds the secrets

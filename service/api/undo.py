@@ -3,40 +3,21 @@ and its policy: ``service.application.undo``)."""
 
 from __future__ import annotations
 
-import uuid
-
 from flask import Blueprint, Response
 
 from service.api.auth import Caller
-from service.api.background import after_change
 from service.api.context import caller_for, services
-from service.api.http import expected_version, json_response, load_body, request_id
+from service.api.http import command_meta, expected_version, json_response, load_body
 from service.api.presenters import undo_json
 from service.api.problems import unauthorized
 from service.api.schemas import UndoAnswerSchema, UndoRequestCreateSchema
 from service.application.mapper import CommandMeta
-from service.application.undo import UndoOutcome
-from service.jobs.bots import bots_to_answer
 
 blueprint = Blueprint("undo", __name__)
 
 
 def _meta(caller: Caller) -> CommandMeta:
-    """The request's metadata; its ``X-Request-ID`` becomes its events' correlation id."""
-    return CommandMeta(
-        command_id=uuid.uuid4().hex,
-        actor=caller.actor,
-        seat=caller.seat,
-        correlation_id=request_id(),
-    )
-
-
-def _after_undo(outcome: UndoOutcome) -> None:
-    """Bots, clocks and webhooks follow the undo events (a revert: the bots it awaits move);
-    the bot seats whose answer a still open request awaits approve it (jobs enqueued at an
-    earlier answer found the game moved on)."""
-    game, record = outcome.game, outcome.record
-    after_change(game, answering=bots_to_answer(game, record.awaiting(len(game.info.seat_names))))
+    return command_meta(caller.actor, caller.seat)
 
 
 @blueprint.get("/games/<gid:game_id>/undo-requests")
@@ -68,7 +49,6 @@ def request_undo(game_id: str) -> Response:
         expected_version=expected,
     )
     game, record = outcome.game, outcome.record
-    _after_undo(outcome)
     response = json_response(undo_json(record, game), 201, version=game.version)
     response.headers["Location"] = f"/games/{game_id}/undo-requests/{record.request_id}"
     return response
@@ -84,5 +64,4 @@ def answer_undo(game_id: str, request_id: str) -> Response:
     outcome = services().games.answer_undo(
         game_id, request_id, body["approve"], meta=_meta(caller), expected_version=expected
     )
-    _after_undo(outcome)
     return json_response(undo_json(outcome.record, outcome.game), version=outcome.game.version)

@@ -173,7 +173,7 @@ def enable_webhook(game_id: str, webhook_id: str) -> Response:
     jobs = _jobs()
     if not jobs.hooks.enable(sub):
         raise not_found(f"no webhook {webhook_id} of yours in game {game_id}")
-    jobs.after_change(services().games.load(game_id), services().games)
+    jobs.deliver(services().games.load(game_id))
     enabled = jobs.hooks.get(game_id, sub.sub_id)
     if enabled is None:
         raise not_found(f"no webhook {webhook_id} of yours in game {game_id}")

@@ -14,6 +14,7 @@ from domain.common.protocol import GameRules
 from service.application import chain, record
 from service.application.commands import CreatedGame
 from service.application.mapper import CommandMeta, EventMapper, game_info, new_info, reverts_field
+from service.application.observer import Observers, Write
 from service.application.queries import GameQueries
 from service.application.repository import GameRepository, LoadedGame
 from service.application.tokens import hash_token, new_tokens
@@ -38,8 +39,10 @@ class GameArchive:
         *,
         games: Mapping[str, GameRules[Any, Any, Any]],
         clock: Callable[[], datetime],
+        writes: Observers | None = None,
     ) -> None:
         self._games = games
+        self._writes = Observers() if writes is None else writes
         self._store = store
         self._repository = repository
         self._queries = queries
@@ -162,6 +165,8 @@ class GameArchive:
             head=prev,
         )
         self._repository.remember(game)
+        # The bot seats it awaits move, as in any game.
+        self._writes.appended(Write(game, result.first, (), result.webhooks))
         return CreatedGame(game, named, replayed=False)
 
 

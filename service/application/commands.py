@@ -41,7 +41,14 @@ from service.application.mapper import (
     new_info,
     reverts_field,
 )
-from service.application.observer import UNKNOWN, NullObserver, Observer, outcome_of
+from service.application.observer import (
+    UNKNOWN,
+    NullObserver,
+    Observer,
+    Observers,
+    Write,
+    outcome_of,
+)
 from service.application.record import CREATE_GAME
 from service.application.repository import GameRepository, LoadedGame
 from service.application.tokens import derived_tokens, hash_token, new_salt, new_tokens
@@ -114,7 +121,8 @@ def open_seat_name(seat: int) -> str:
 
 
 class CommandHandler:
-    """The only writer of game streams."""
+    """The only writer of game streams; every successful append (a creation, a command's
+    events, undo events) is told to ``writes`` (``Observers``), once, after it is stored."""
 
     def __init__(
         self,
@@ -125,6 +133,7 @@ class CommandHandler:
         *,
         idempotency_ttl_s: int,
         observer: Observer | None = None,
+        writes: Observers | None = None,
     ) -> None:
         self._store = store
         self._repository = repository
@@ -132,6 +141,7 @@ class CommandHandler:
         self._clock = clock
         self._idempotency_ttl_s = idempotency_ttl_s
         self._observer: Observer = observer or NullObserver()
+        self._writes = Observers() if writes is None else writes
 
     # ------------------------------------------------------------------ creation
     def create_game(  # noqa: PLR0917 (a game's setup, as the API receives it)
@@ -215,9 +225,12 @@ class CommandHandler:
         except ConcurrencyError as exc:
             raise GameExists(0, exc.actual, game_id) from None
         record = GameRecord(game_id, info, result.last)
-        return LoadedGame(
+        game = LoadedGame(
             game_id, kind, rules, state, result.last, game_info(record), head=sealed.head
         )
+        stored = self._mapper.appended(game_id, result, sealed, events)
+        self._writes.appended(Write(game, result.first, tuple(stored), result.webhooks))
+        return game
 
     def create_seated_game(  # noqa: PLR0917 (create_game's arguments)
         self,
@@ -414,6 +427,7 @@ class CommandHandler:
         *,
         command: Mapping[str, Any] | None = None,
         trails: Sequence[Sequence[str]] | None = None,
+        awaiting: Sequence[str] = (),
     ) -> CommandOutcome:
         """Append ``events`` (decided on ``game``, leading to ``state``) if the game is
         still at ``game``'s version: atomically with the idempotency record and the info
@@ -421,7 +435,8 @@ class CommandHandler:
         was asked) is kept with the first event, ``trails`` (the rule ids of each event)
         with each; every event carries its link in the game's hash chain
         (``service.application.chain``), from ``game``'s head. Nothing is appended to a
-        game whose seats are not all claimed yet (``GameNotStarted``)."""
+        game whose seats are not all claimed yet (``GameNotStarted``). ``awaiting``: the
+        actors an undo request these events leave open awaits (told to ``writes``)."""
         if game.info.status == "open":
             raise GameNotStarted(game.game_id, game.info.open_seats)
         recorded_at = meta.recorded_at or self._clock().astimezone(UTC).isoformat()
@@ -477,6 +492,8 @@ class CommandHandler:
         )
         self._repository.remember(after)
         stored = self._mapper.appended(game.game_id, result, sealed, events)
+        write = Write(after, result.first, tuple(stored), result.webhooks, tuple(awaiting))
+        self._writes.appended(write)
         return CommandOutcome(after, stored, replayed=False, webhooks=result.webhooks)
 
     def _command(

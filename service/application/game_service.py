@@ -19,7 +19,7 @@ from service.application.commands import CommandHandler, CommandOutcome, Created
 from service.application.explanations import Explainer, Explanation
 from service.application.lobby import ClaimedSeat, SeatClaims
 from service.application.mapper import CommandMeta, EventMapper, GameInfo, StoredEvent
-from service.application.observer import Observer
+from service.application.observer import Observer, Observers, WriteObserver
 from service.application.queries import GameQueries, SnapshotMismatch
 from service.application.repository import GameRepository, LoadedGame
 from service.application.undo import UndoOutcome, UndoRecord, UndoWorkflow
@@ -45,6 +45,7 @@ class GameService:
         idempotency_ttl_s: int = DEFAULT_IDEMPOTENCY_TTL_S,
         cache_size: int = 0,
         observer: Observer | None = None,
+        writes: Sequence[WriteObserver] = (),
     ) -> None:
         if games is None:
             from domain.games import all_games
@@ -53,6 +54,10 @@ class GameService:
         rules = dict(games)
         mapper = EventMapper(rules)
         self.store = store
+        # What follows every successful write (jobs, deliveries): one port, told by the
+        # append paths themselves; more are added as the process wires them
+        # (``service.api.background``, ``service.jobs.context``).
+        self.writes = Observers(writes)
         self.repository = GameRepository(
             store,
             snapshots,
@@ -69,15 +74,27 @@ class GameService:
             clock,
             idempotency_ttl_s=idempotency_ttl_s,
             observer=observer,
+            writes=self.writes,
         )
         self.queries = GameQueries(store, snapshots, rules, self.repository, mapper, clock)
         self.undo = UndoWorkflow(store, self.repository, self.queries, self.commands)
         self.lobby = SeatClaims(
-            store, self.repository, mapper, clock, idempotency_ttl_s=idempotency_ttl_s
+            store,
+            self.repository,
+            mapper,
+            clock,
+            idempotency_ttl_s=idempotency_ttl_s,
+            writes=self.writes,
         )
         self.explainer = Explainer(store, self.repository, mapper)
         self.archive = GameArchive(
-            store, self.repository, self.queries, mapper, games=rules, clock=clock
+            store,
+            self.repository,
+            self.queries,
+            mapper,
+            games=rules,
+            clock=clock,
+            writes=self.writes,
         )
 
     @property

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -36,6 +35,7 @@ from service.application.mapper import (
     StoredEvent,
     open_seats_field,
 )
+from service.application.observer import Observers, Write
 from service.application.record import CLAIM_SEAT
 from service.application.repository import GameRepository, LoadedGame
 from service.application.tokens import derived_token, hash_token, new_salt, new_tokens
@@ -76,12 +76,14 @@ class SeatClaims:
         clock: Callable[[], datetime],
         *,
         idempotency_ttl_s: int,
+        writes: Observers | None = None,
     ) -> None:
         self._store = store
         self._repository = repository
         self._mapper = mapper
         self._clock = clock
         self._idempotency_ttl_s = idempotency_ttl_s
+        self._writes = Observers() if writes is None else writes
 
     def claim(
         self,
@@ -236,6 +238,8 @@ class SeatClaims:
         )
         self._repository.remember(after)
         stored = self._mapper.appended(game.game_id, result, sealed, [event])
+        # The last claim starts the game: its bots, clock and webhooks follow.
+        self._writes.appended(Write(after, result.first, tuple(stored), result.webhooks))
         return ClaimedSeat(after, seat, token, stored, replayed=False)
 
 
@@ -250,9 +254,4 @@ def claim_command(seat: int, name: str) -> dict[str, Any]:
 
 def claim_meta(correlation_id: str | None, seat: int) -> CommandMeta:
     """The metadata of a claim's event: the claimer acts as the seat it takes."""
-    return CommandMeta(
-        command_id=uuid.uuid4().hex,
-        actor=f"seat:{seat}",
-        seat=seat,
-        correlation_id=correlation_id,
-    )
+    return CommandMeta.for_actor(f"seat:{seat}", seat, correlation_id=correlation_id)

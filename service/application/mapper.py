@@ -73,6 +73,26 @@ class CommandMeta:
     causation_id: str | None = None
     recorded_at: str | None = None  # ISO-8601 UTC; filled from the service clock if None
 
+    @classmethod
+    def for_actor(
+        cls,
+        actor: str,
+        seat: int | None = None,
+        *,
+        command_id: str | None = None,
+        correlation_id: str | None = None,
+    ) -> CommandMeta:
+        """The metadata of a write by ``actor`` (``seat:<n>``, ``bot:<n>``, ``admin``,
+        ``system``) acting as ``seat`` (None: no seat); a new ``command_id`` unless given (a
+        job derives its own, so that its retries are one command); ``correlation_id``: the
+        request's ``X-Request-ID``."""
+        return cls(
+            command_id=uuid.uuid4().hex if command_id is None else command_id,
+            actor=actor,
+            seat=seat,
+            correlation_id=correlation_id,
+        )
+
 
 @dataclass(frozen=True)
 class StoredEvent:

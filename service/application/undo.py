@@ -185,7 +185,9 @@ class UndoWorkflow:
         if is_self_undo(since, meta.seat, then, game):
             appended.append(GameReverted(to_version, reason, meta.actor, ()))
         command = {"type": REQUEST_UNDO, "to_version": to_version, "reason": reason}
-        outcome = self._append(game, appended, meta, command)
+        # Unless applied at once, every other seat's answer is awaited.
+        awaiting = () if len(appended) > 1 else _others(game, meta.actor)
+        outcome = self._append(game, appended, meta, command, awaiting)
         record = _find(undo_records([*events, *outcome.events]), request_id)
         return UndoOutcome(outcome.game, record)
 
@@ -230,7 +232,9 @@ class UndoWorkflow:
                     )
                 )
         command = {"type": ANSWER_UNDO, "request_id": request_id, "approve": approve}
-        outcome = self._append(game, appended, meta, command)
+        # Still open after a approval that does not apply it: the answers it still awaits.
+        awaiting = record.awaiting(seats) if approve and len(appended) == 1 else []
+        outcome = self._append(game, appended, meta, command, awaiting)
         settled = _find(undo_records([*events, *outcome.events]), request_id)
         return UndoOutcome(outcome.game, settled)
 
@@ -305,12 +309,19 @@ class UndoWorkflow:
         events: Sequence[ServiceEvent],
         meta: CommandMeta,
         command: Mapping[str, Any],
+        awaiting: Sequence[str] = (),
     ) -> CommandOutcome:
         """Append checked service events to ``game`` as loaded (the append checks that
-        the game is still at its version); ``command`` is recorded with them."""
+        the game is still at its version); ``command`` is recorded with them; ``awaiting``:
+        the actors whose answer a request these events leave open awaits."""
         numbered = [Numbered(game.version + n, e) for n, e in enumerate(events, start=1)]
         state = self._repository.fold_onto(game.game_id, game.rules, game.state, numbered)
-        return self._commands.append(game, events, state, meta, command=command)
+        return self._commands.append(game, events, state, meta, command=command, awaiting=awaiting)
+
+
+def _others(game: LoadedGame, actor: str) -> list[str]:
+    """The seats (as actors) other than ``actor``: whose answer a new request awaits."""
+    return [a for a in (f"seat:{s}" for s in range(len(game.info.seat_names))) if a != actor]
 
 
 def _find(records: Sequence[UndoRecord], request_id: str) -> UndoRecord:

@@ -11,8 +11,9 @@ conflict, or a different move under the same key): nothing to do.
 
 No job is enqueued for a game still waiting for players (a seat to claim: it accepts no
 command); the last claim, which starts the game, enqueues the first. Jobs are enqueued
-right after each append that leaves a bot awaited (``enqueue_bot_moves``:
-by the API and by the bot job itself, so bot-only games play to the end on the workers),
+right after each append that leaves a bot awaited (``enqueue_bot_moves``, by the
+application's write observer ``service.jobs.triggers``, whoever appended: a request or a
+bot job itself, so bot-only games play to the end on the workers),
 and by the periodic sweep (``service.jobs.sweep``), which re-enqueues what a process that
 died between an append and its enqueue left undone.
 
@@ -181,16 +182,16 @@ def submit_decision(
     context: JobContext, game: LoadedGame, command: Any, *, seat: int, key: str, actor: str
 ) -> CommandOutcome | str:
     """A job's ``command`` for ``seat`` of ``game`` (decided at its version), submitted once
-    under the idempotency key ``key`` as ``actor``; then the game's background work follows.
+    under the idempotency key ``key`` as ``actor`` (the game's background work follows the
+    append: ``service.jobs.triggers``).
     Returns the outcome, or why another attempt won (the game moved on, the key was used)."""
-    meta = CommandMeta(command_id=f"{game.game_id}-{key}", actor=actor, seat=seat)
+    meta = CommandMeta.for_actor(actor, seat, command_id=f"{game.game_id}-{key}")
     try:
         outcome = context.games.handle(
             game.game_id, command, meta=meta, expected_version=game.version, idempotency_key=key
         )
     except (ConcurrencyError, IdempotencyConflict) as exc:
         return type(exc).__name__
-    context.triggers.after_change(outcome.game, context.games, webhooks=outcome.webhooks)
     return outcome
 
 
@@ -212,8 +213,8 @@ def undo_awaiting(games: GameService, game: LoadedGame, seat: int) -> str | None
 
 def approve_undo(context: JobContext, game: LoadedGame, request_id: str, seat: int) -> str:
     """Bot ``seat`` approves undo request ``request_id`` of ``game`` (at its version)."""
-    meta = CommandMeta(
-        command_id=f"{game.game_id}-undo-{request_id}-{seat}", actor=f"bot:{seat}", seat=seat
+    meta = CommandMeta.for_actor(
+        f"bot:{seat}", seat, command_id=f"{game.game_id}-undo-{request_id}-{seat}"
     )
     try:
         outcome = context.games.answer_undo(
@@ -221,7 +222,5 @@ def approve_undo(context: JobContext, game: LoadedGame, request_id: str, seat: i
         )
     except (ConcurrencyError, UndoConflict) as exc:
         return f"already answered or moved on: {type(exc).__name__}"
-    game, record = outcome.game, outcome.record
-    answering = bots_to_answer(game, record.awaiting(len(game.info.seat_names)))
-    context.triggers.after_change(game, context.games, answering=answering)  # other bots' turn
-    return f"approved undo request {request_id}: {record.status}"
+    # Other bots' answers, if the request still awaits them, follow the append.
+    return f"approved undo request {request_id}: {outcome.record.status}"

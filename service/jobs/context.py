@@ -47,7 +47,8 @@ def job_context() -> JobContext:
             games, connection = build_service(store_settings)
             queue = job_queue(settings)
             hooks = WebhookStore(connection.client, store_settings.key_prefix)
-            triggers = JobTriggers(settings, hooks, queue)
+            triggers = JobTriggers(settings, hooks, games, queue)
+            games.writes.add(triggers)  # the jobs' own writes (bot moves) enqueue the next
             audit = AuditLog(connection.client, store_settings.key_prefix)
             found = JobContext(games, connection, settings, queue, hooks, triggers, audit)
             _contexts[key] = found

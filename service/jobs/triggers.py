@@ -1,20 +1,23 @@
-"""The fast path from an append to its background work: enqueue what the game now needs (a
-bot seat's move, webhook deliveries). A failure to enqueue never fails the request (the
-append is done; the periodic sweep enqueues the work later)."""
+"""What follows a write, as jobs: the ``WriteObserver`` that enqueues what a game needs after
+each append (a bot seat's move or answer, its clock's deadlines, its webhooks' deliveries).
+Wired once per process: by the API (``service.api.background``) and by the worker
+(``service.jobs.context``), onto the application's ``GameService.writes``. A failure to
+enqueue never fails the write (the append is done; the periodic sweep enqueues the work
+later)."""
 
 from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Sequence
 
 import redis
 from redis.exceptions import RedisClusterException
 from rq import Queue
 
 from service.application.game_service import GameService
+from service.application.observer import Write
 from service.application.repository import LoadedGame
-from service.jobs.bots import awaited_bots, enqueue_bot_moves
+from service.jobs.bots import awaited_bots, bots_to_answer, enqueue_bot_moves
 from service.jobs.clocks import enqueue_deadlines
 from service.jobs.queues import job_queue
 from service.jobs.settings import JobSettings
@@ -24,9 +27,19 @@ log = logging.getLogger("tigris.jobs")
 
 
 class JobTriggers:
-    def __init__(self, settings: JobSettings, hooks: WebhookStore, queue: Queue | None = None):
+    """The jobs' ``WriteObserver``: ``games`` is the application the jobs read (a clock's
+    deadlines come from its events)."""
+
+    def __init__(
+        self,
+        settings: JobSettings,
+        hooks: WebhookStore,
+        games: GameService,
+        queue: Queue | None = None,
+    ):
         self.settings = settings
         self.hooks = hooks
+        self.games = games
         self._queue = queue
         self._lock = threading.Lock()
 
@@ -37,23 +50,26 @@ class JobTriggers:
                 self._queue = job_queue(self.settings)
             return self._queue
 
-    def after_change(
-        self,
-        game: LoadedGame,
-        games: GameService,
-        *,
-        webhooks: int | None = None,
-        answering: Sequence[int] = (),
-    ) -> None:
-        """Enqueue the moves of the bot seats ``game`` awaits, the deadlines of its clock
-        and the deliveries of its webhooks. ``webhooks``: the subscription count the append
-        returned (0: no read of the subscription set at all; None: read it). ``answering``:
-        the bot seats whose answer an undo request made by this change awaits."""
+    def appended(self, write: Write) -> None:
+        """Enqueue the moves of the bot seats the game now awaits (and the answers of the
+        bot seats an undo request left open awaits), the deadlines of its clock and the
+        deliveries of its webhooks (``write.webhooks``: the subscription count the append
+        returned; 0: no read of the subscription set at all; None: read it)."""
+        game = write.game
         try:
+            answering = bots_to_answer(game, write.awaiting)
             if awaited_bots(game) or answering:
                 enqueue_bot_moves(self.queue, self.settings, game, answering)
             if game.info.clock is not None:
-                enqueue_deadlines(self.queue, self.settings, games, game)
-            enqueue_deliveries(self.queue, self.settings, self.hooks, game, known=webhooks)
+                enqueue_deadlines(self.queue, self.settings, self.games, game)
+            enqueue_deliveries(self.queue, self.settings, self.hooks, game, known=write.webhooks)
         except (redis.RedisError, RedisClusterException, OSError) as exc:
             log.warning("jobs of game %s not enqueued (the sweep will): %s", game.game_id, exc)
+
+    def deliver(self, game: LoadedGame) -> None:
+        """Enqueue the deliveries ``game``'s webhooks are behind on (a subscription enabled
+        again: no write, only deliveries to resume)."""
+        try:
+            enqueue_deliveries(self.queue, self.settings, self.hooks, game)
+        except (redis.RedisError, RedisClusterException, OSError) as exc:
+            log.warning("webhooks of game %s not enqueued (the sweep will): %s", game.game_id, exc)

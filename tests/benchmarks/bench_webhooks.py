@@ -4,7 +4,7 @@ From an event's append to its arrival at a receiver: a fresh embedded Redis, a r
 ``python -m service worker`` (RQ workers in their own processes), a real HTTP receiver on
 loopback that verifies every signature with ``standardwebhooks``, and one board game with a
 spectator's subscription (made through the store, as the admin's). Commands go through the
-application service and then the API's fast path (``JobTriggers.after_change``: enqueue the
+application service, whose write observer enqueues (``JobTriggers.appended``: the
 delivery), one every ``--pace`` ms; the latency of an event is its arrival at the receiver
 minus its ``recorded_at`` (both the same machine's clock). Prints p50 / p90 / p99 / max, and
 the deliveries beside their distinct ``webhook-id`` s.
@@ -70,7 +70,7 @@ def main() -> None:
         settings = JobSettings.from_env(env)
         games, connection = build_service(store_settings)
         hooks = WebhookStore(connection.client, store_settings.key_prefix)
-        triggers = JobTriggers(settings, hooks, job_queue(settings))
+        games.writes.add(JobTriggers(settings, hooks, games, job_queue(settings)))
         receiver, http = start_receiver()
         worker = subprocess.Popen(
             [sys.executable, "-m", "service", "worker"],
@@ -96,7 +96,6 @@ def main() -> None:
                 command = options[rng.randrange(len(options))]
                 meta = CommandMeta(command_id=f"c{n}", actor=f"seat:{seat}", seat=seat)
                 outcome = games.handle(game.game_id, command, meta=meta)
-                triggers.after_change(outcome.game, games)
                 for event in outcome.events:
                     appended[event.version] = datetime.fromisoformat(
                         event.metadata["recorded_at"]
