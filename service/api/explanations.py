@@ -12,7 +12,12 @@ from service.api.context import caller_for, services
 from service.api.http import json_response
 from service.api.presenters import command_json, state_json
 from service.application.explanations import Explanation
-from service.application.record import CREATE_GAME, SERVICE_COMMANDS
+from service.application.record import (
+    CREATE_GAME,
+    SERVICE_COMMANDS,
+    sees_all,
+    visible_command,
+)
 from service.rules import rule_url
 
 blueprint = Blueprint("explanations", __name__)
@@ -29,16 +34,13 @@ def explanation_json(found: Explanation, caller: Caller) -> dict[str, Any]:
     """Complete for the admin, or for anyone once the game is over; else the states as the
     caller may see them, and the command and alternatives only for the seat that sent it."""
     game = found.game
-    complete = caller.admin or game.rules.is_over(game.state)
+    complete = sees_all(game.rules, game.state, admin=caller.admin)
     metadata = found.event.metadata
     seat = metadata.get("seat")
     own = caller.seat is not None and caller.seat == seat
     command = found.command
     if command is not None and not complete:
-        if command.get("type") == CREATE_GAME:
-            command = {k: v for k, v in command.items() if k != "seed"}
-        elif command.get("type") not in SERVICE_COMMANDS and not own:
-            command = None
+        command = visible_command(command, seat, caller.seat)
     alternatives = None
     if found.alternatives is not None and (complete or own):
         alternatives = [command_json(c) for c in found.alternatives]

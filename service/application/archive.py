@@ -54,7 +54,7 @@ class GameArchive:
         ``viewer`` (a seat, or None for a spectator) may see it."""
         game = self._repository.get(game_id)
         rules, info = game.rules, game.info
-        complete = admin or rules.is_over(game.state)
+        complete = record.sees_all(rules, game.state, admin=admin)
         raw = self._store.read_range(game_id, 1, game.version)
         stored = [self._mapper.decode(game.kind, r) for r in raw]
         start = self._repository.genesis_of(game, stored[0].metadata if stored else None)
@@ -93,7 +93,7 @@ class GameArchive:
                     state = after.get(event.version, game.state)
                     data = dict(rules.event_view(event.event, viewer, state, event.data))
                     data.pop("type", None)
-                command = _visible_command(command, event.metadata, viewer)
+                command = record.visible_command(command, event.metadata.get("seat"), viewer)
             lines.append(
                 record.event_line(
                     event.version,
@@ -168,23 +168,6 @@ class GameArchive:
         # The bot seats it awaits move, as in any game.
         self._writes.appended(Write(game, result.first, (), result.webhooks))
         return CreatedGame(game, named, replayed=False)
-
-
-def _visible_command(
-    command: Any, metadata: dict[str, Any], viewer: int | None
-) -> dict[str, Any] | None:
-    """What of a recorded command a seat (or spectator) may see while the game runs: the
-    creation without its seed, undo commands, and the seat's own commands."""
-    if not isinstance(command, dict):
-        return None
-    name = command.get("type")
-    if name == record.CREATE_GAME:
-        return {key: value for key, value in command.items() if key != "seed"}
-    if name in record.SERVICE_COMMANDS:
-        return command
-    if viewer is not None and metadata.get("seat") == viewer:
-        return command
-    return None
 
 
 def _taken_back(reverts: list[tuple[int, int]], current_version: int) -> set[int]:

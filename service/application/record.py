@@ -71,6 +71,29 @@ SERVICE_COMMANDS = UNDO_COMMANDS | {CLAIM_SEAT}
 _HASH = re.compile("[0-9a-f]{64}")
 
 
+def sees_all(rules: GameRules[Any, Any, Any], state: Any, *, admin: bool) -> bool:
+    """Who sees a game's record complete (every command, every event unredacted): the
+    admin, and anyone once the game is over."""
+    return admin or rules.is_over(state)
+
+
+def visible_command(command: Any, seat: Any, viewer: int | None) -> dict[str, Any] | None:
+    """What of a recorded ``command`` (sent as ``seat``, from its event's metadata) a seat
+    ``viewer`` (None: a spectator) may see while the game runs: the creation without its
+    seed, the service's own commands (undo, claims), and the seat's own commands; nothing
+    of another seat's command (it may tell what the seat holds)."""
+    if not isinstance(command, dict):
+        return None
+    name = command.get("type")
+    if name == CREATE_GAME:
+        return {key: value for key, value in command.items() if key != "seed"}
+    if name in SERVICE_COMMANDS:
+        return command
+    if viewer is not None and seat == viewer:
+        return command
+    return None
+
+
 def header_line(  # noqa: PLR0917 (the header's fields)
     game_id: str,
     kind: str,
