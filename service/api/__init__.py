@@ -213,7 +213,7 @@ def _services(
         games=game_service,
         credentials=Credentials(
             RedisTokenStore(client, prefix=store_settings.key_prefix),
-            bot_seats=lambda game_id: game_service.game_info(game_id).bots,
+            bot_seats=lambda game_id: game_service.queries.game_info(game_id).bots,
         ),
         settings=settings,
         ready=lambda: serving(client),

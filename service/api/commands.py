@@ -37,7 +37,7 @@ def post_command(game_id: str) -> Response:
     if command.pop("seat", seat) != seat:
         raise forbidden(f"this token plays seat {seat} only")
     meta = command_meta(caller.actor, seat)
-    outcome = services().games.handle(
+    outcome = services().games.commands.handle(
         game_id, command, meta=meta, expected_version=expected, idempotency_key=key
     )
     game = outcome.game

@@ -36,7 +36,7 @@ def caller_for(game_id: str | None) -> Caller:
         caller = identify(found.credentials, found.settings.admin_token, game_id)
     except ApiProblem:
         if game_id is not None:
-            found.games.game_info(game_id)  # an unknown game is a 404 whatever the token
+            found.games.queries.game_info(game_id)  # an unknown game is a 404 whatever the token
         raise
     # The answer depends on who asks: its ETag names the viewer, and caches must key on the
     # token (``service.api.http``).

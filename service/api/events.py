@@ -42,11 +42,11 @@ def list_events(game_id: str) -> Response:
     caller = caller_for(game_id)
     query = load_query(EventListQuerySchema())
     games = services().games
-    current = games.load(game_id)
+    current = games.repository.get(game_id)
     unchanged = not_modified(current.version)  # spare reading and redacting the page
     if unchanged is not None:
         return unchanged
-    page = games.events(game_id, after_version=query["after"], limit=query["limit"])
+    page = games.queries.events(game_id, after_version=query["after"], limit=query["limit"])
     next_after = page[-1].version if page and page[-1].version < current.version else None
     body = {
         "version": current.version,
@@ -72,7 +72,7 @@ def stream_events(game_id: str) -> Response:
             raise bad_request("Last-Event-ID must be an event version", "Last-Event-ID")
         after = int(last_event_id)  # a reconnecting client knows best where it stopped
     found = services()
-    found.games.load(game_id)  # 404 before the stream starts
+    found.games.repository.get(game_id)  # 404 before the stream starts
     gate = stream_gate()
     release = gate.enter(request.remote_addr or "", game_id)  # or 429/503
     try:
@@ -141,7 +141,7 @@ def _events(
     while True:
         # The one read of the game's info in this iteration; only events up to its version
         # are sent now, so that they are shown as of a state no older than themselves.
-        current = games.load(game_id)
+        current = games.repository.get(game_id)
         ahead = current.version - after
         if ahead <= 0:
             if current.rules.is_over(current.state):
@@ -150,7 +150,7 @@ def _events(
             if remaining <= 0:
                 return
             # One event is enough to wake up: the batch is read below, under ``work``.
-            if not games.wait_for_events(
+            if not games.queries.wait_for_events(
                 game_id, after, min(heartbeat_s, remaining), game=current, limit=1
             ):
                 yield ": keep-alive\n\n"
@@ -159,7 +159,7 @@ def _events(
         # per process, so that a burst of events fanned out to many streams cannot starve
         # commands (streams that wait catch up with bigger batches). Written outside it.
         with work:
-            batch = games.events(
+            batch = games.queries.events(
                 game_id, after_version=after, limit=min(ahead, STREAM_BATCH), game=current
             )
             messages = [

@@ -26,7 +26,7 @@ blueprint = Blueprint("explanations", __name__)
 @blueprint.get("/games/<gid:game_id>/versions/<version:version>/explanation")
 def get_explanation(game_id: str, version: int) -> Response:
     caller = caller_for(game_id)
-    found = services().games.explain(game_id, version)
+    found = services().games.explainer.explain(game_id, version)
     return json_response(explanation_json(found, caller), version=found.game.version)
 
 

@@ -39,7 +39,7 @@ def create_game() -> Response:
     # lost answer gets the same game and the same tokens back.
     names, bots, open_seats = seats_of(body["seats"])
     clock = None if body["clock"] is None else ClockSpec(**body["clock"])
-    created = found.games.create_seated_game(
+    created = found.games.commands.create_seated_game(
         body["kind"],
         names,
         body["options"],
@@ -91,7 +91,7 @@ def list_games() -> Response:
         status = "open"
     found = services()
     try:
-        infos, next_cursor = found.games.list_games(
+        infos, next_cursor = found.games.queries.list_games(
             kind=query["kind"],
             status=status,
             cursor=query["cursor"],
@@ -111,7 +111,7 @@ def claim_seat(game_id: str, seat: int) -> Response:
     key = idempotency_key()
     correlation_id = request_id()
     body = load_body(SeatClaimSchema())
-    claimed = services().games.claim_seat(
+    claimed = services().games.lobby.claim(
         game_id, seat, body["name"], claim_meta(correlation_id, seat), key
     )
     game = claimed.game
@@ -146,5 +146,5 @@ def seat_token_json(seat: int, name: str, token: str) -> dict[str, object]:
 @blueprint.get("/games/<gid:game_id>")
 def get_game(game_id: str) -> Response:
     caller_for(game_id)
-    game = services().games.load(game_id)
+    game = services().games.repository.get(game_id)
     return json_response(game_json(game), version=game.version)

@@ -22,7 +22,7 @@ IMPORT_MAX_BODY = 32 * 1024 * 1024
 @blueprint.get("/games/<gid:game_id>/record")
 def get_record(game_id: str) -> Response:
     caller = caller_for(game_id)
-    exported = services().games.export_record(game_id, viewer=caller.seat, admin=caller.admin)
+    exported = services().games.archive.export(game_id, viewer=caller.seat, admin=caller.admin)
     response = Response(exported.body, mimetype=RECORD_MEDIA_TYPE)
     response.headers["ETag"] = f'"{viewer_etag(exported.game.version)}"'
     response.headers["Content-Disposition"] = f'attachment; filename="{game_id}.jsonl"'
@@ -40,7 +40,7 @@ def import_game() -> Response:
     data = request.get_data(cache=False)
     meta = command_meta("admin", None)
     try:
-        created = services().games.import_record(data, meta)
+        created = services().games.archive.import_record(data, meta)
     except Disagreement as exc:
         raise ApiProblem(
             422,

@@ -154,7 +154,7 @@ def stream_gate() -> StreamGate:
 def create_ticket(game_id: str) -> Response:
     caller = caller_for(game_id)
     found = services()
-    found.games.game_info(game_id)  # 404 for an unknown game, whoever asks
+    found.games.queries.game_info(game_id)  # 404 for an unknown game, whoever asks
     if caller.is_spectator:
         raise unauthorized(
             "a seat or admin token is required for a stream ticket "
@@ -183,7 +183,7 @@ def caller_from_ticket(game_id: str, ticket: str) -> Caller:
     found = services()
     holder = found.credentials.ticket_holder(game_id, ticket)
     if holder is None:
-        found.games.game_info(game_id)  # an unknown game is a 404 whatever the ticket
+        found.games.queries.game_info(game_id)  # an unknown game is a 404 whatever the ticket
         raise refused
     return Caller(admin=True) if holder.is_admin else Caller(seat=holder.seat)
 

@@ -23,7 +23,7 @@ def _meta(caller: Caller) -> CommandMeta:
 @blueprint.get("/games/<gid:game_id>/undo-requests")
 def list_undo_requests(game_id: str) -> Response:
     caller_for(game_id)
-    game, records = services().games.undo_requests(game_id)
+    game, records = services().games.undo.requests(game_id)
     items = [undo_json(record, game) for record in records]
     return json_response({"version": game.version, "items": items}, version=game.version)
 
@@ -31,7 +31,7 @@ def list_undo_requests(game_id: str) -> Response:
 @blueprint.get("/games/<gid:game_id>/undo-requests/<rid:request_id>")
 def get_undo_request(game_id: str, request_id: str) -> Response:
     caller_for(game_id)
-    found = services().games.undo_request(game_id, request_id)
+    found = services().games.undo.request(game_id, request_id)
     return json_response(undo_json(found.record, found.game), version=found.game.version)
 
 
@@ -41,7 +41,7 @@ def request_undo(game_id: str) -> Response:
     caller.require_seat("ask for an undo")
     expected = expected_version()
     body = load_body(UndoRequestCreateSchema())
-    outcome = services().games.request_undo(
+    outcome = services().games.undo.request_undo(
         game_id,
         body["to_version"],
         body["reason"],
@@ -61,7 +61,7 @@ def answer_undo(game_id: str, request_id: str) -> Response:
         raise unauthorized("a seat token or the admin token is required to answer")
     expected = expected_version()
     body = load_body(UndoAnswerSchema())
-    outcome = services().games.answer_undo(
+    outcome = services().games.undo.answer_undo(
         game_id, request_id, body["approve"], meta=_meta(caller), expected_version=expected
     )
     return json_response(undo_json(outcome.record, outcome.game), version=outcome.game.version)

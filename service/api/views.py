@@ -17,7 +17,7 @@ blueprint = Blueprint("views", __name__)
 @blueprint.get("/games/<gid:game_id>/state")
 def get_state(game_id: str) -> Response:
     caller = caller_for(game_id)
-    game = services().games.load(game_id)
+    game = services().games.repository.get(game_id)
     return json_response(state_json(game, caller), version=game.version)
 
 
@@ -25,10 +25,10 @@ def get_state(game_id: str) -> Response:
 def get_state_at(game_id: str, version: int) -> Response:
     caller = caller_for(game_id)
     games = services().games
-    current = games.load(game_id)
+    current = games.repository.get(game_id)
     if not 1 <= version <= current.version:
         raise not_found(f"game {game_id!r} has versions 1..{current.version}, not {version}")
-    past = games.load_past(current, version)
+    past = games.repository.past(current, version)
     # Once the game has ended, its whole history is public (audits of disputed moves).
     public = current.rules.is_over(current.state)
     return json_response(state_json(past, caller, public=public), version=current.version)
@@ -37,7 +37,7 @@ def get_state_at(game_id: str, version: int) -> Response:
 @blueprint.get("/games/<gid:game_id>/pending")
 def get_pending(game_id: str) -> Response:
     caller_for(game_id)
-    game = services().games.load(game_id)
+    game = services().games.repository.get(game_id)
     rules, state = game.rules, game.state
     number, active = rules.turn(state)
     body = {
@@ -59,7 +59,7 @@ def get_pending(game_id: str) -> Response:
 def get_legal_commands(game_id: str) -> Response:
     caller = caller_for(game_id)
     seat = caller.require_seat("list its legal commands")
-    game = services().games.load(game_id)
+    game = services().games.repository.get(game_id)
     unchanged = not_modified(game.version)  # spare the enumeration, not only the bytes
     if unchanged is not None:
         return unchanged
@@ -77,7 +77,7 @@ def get_legal_commands(game_id: str) -> Response:
 @blueprint.get("/games/<gid:game_id>/result")
 def get_result(game_id: str) -> Response:
     caller_for(game_id)
-    game = services().games.load(game_id)
+    game = services().games.repository.get(game_id)
     result = game.rules.result(game.state)
     if result is None:
         raise conflict("game-not-over", "Game not over", "the game has no result yet")

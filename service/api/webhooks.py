@@ -63,13 +63,13 @@ def _who(game_id: str) -> tuple[Caller, str]:
     found = services()
     token = bearer_token()
     if token is None:
-        found.games.game_info(game_id)  # an unknown game is a 404 whatever the token
+        found.games.queries.game_info(game_id)  # an unknown game is a 404 whatever the token
         raise unauthorized("webhooks need a seat token of this game or the admin token")
     if is_admin(token, found.settings.admin_token):
         return Caller(admin=True), ADMIN_OWNER
     seat = found.credentials.seat_of(game_id, token)
     if seat is None:
-        found.games.game_info(game_id)
+        found.games.queries.game_info(game_id)
         raise forbidden("this token is no seat token of this game")
     return Caller(seat=seat), "token:" + hash_token(token)
 
@@ -79,7 +79,7 @@ def create_webhook(game_id: str) -> Response:
     caller, owner = _who(game_id)
     body = load_body(WebhookCreateSchema())
     jobs = _jobs()
-    game = services().games.load(game_id)
+    game = services().games.repository.get(game_id)
     seat = body["seat"]
     if seat is not None and seat >= len(game.info.seat_names):
         raise FormatError(f"the game has no seat {seat}", "seat")
@@ -173,7 +173,7 @@ def enable_webhook(game_id: str, webhook_id: str) -> Response:
     jobs = _jobs()
     if not jobs.hooks.enable(sub):
         raise not_found(f"no webhook {webhook_id} of yours in game {game_id}")
-    jobs.deliver(services().games.load(game_id))
+    jobs.deliver(services().games.repository.get(game_id))
     enabled = jobs.hooks.get(game_id, sub.sub_id)
     if enabled is None:
         raise not_found(f"no webhook {webhook_id} of yours in game {game_id}")

@@ -9,15 +9,18 @@
 - ``queries``: event pages, waiting for events, listing games, the snapshot audit.
 - ``undo``: the undo workflow (request, answer, revert) and its policy.
 - ``tokens``: seat tokens and stream tickets: making them, and whom they stand for.
-- ``game_service``: ``GameService``, the parts wired together, each method handing over to
-  one of them; ``build_service`` on the configured Redis.
+- ``game_service``: ``GameService``, the parts wired together (a plain container: callers
+  use the parts); ``build_service`` on the configured Redis.
 - ``observer``: what the layer reports for metrics (``Observer``; the API's Prometheus
-  metrics implement it, ``NullObserver`` by default).
+  metrics implement it, ``NullObserver`` by default), and every successful write to what
+  follows it (``WriteObserver``, gathered in ``Observers``: the background jobs).
 
-A command's path: API view → ``GameService.handle`` → ``CommandHandler.handle`` →
+A command's path: API view → ``CommandHandler.handle`` →
 ``GameRepository`` (the cached copy, caught up from the events it lacks when behind,
 else a load) → ``rules.decide`` / ``rules.evolve`` →
 ``EventStore.append`` (its envelopes made by the ``EventMapper``) →
-``GameRepository.remember``. Undo requests and answers take the same way from
-``UndoWorkflow``, which hands its events to ``CommandHandler.append``.
+``GameRepository.remember`` → ``Observers.appended`` (the write's observers: jobs for bots,
+clocks, webhooks). Undo requests and answers take the same way from ``UndoWorkflow``,
+which hands its events to ``CommandHandler.append``; a creation, a claim and an imported
+record tell the observers the same way, once per successful append, never on a replay.
 """

@@ -1,8 +1,11 @@
-"""``GameService``: the application's parts wired together, and one entry point for callers.
+"""``GameService``: the application's parts wired together, a plain container.
 
-Each method hands the call to the one part that does the job (``commands``, ``repository``,
-``queries``, ``undo``, ``lobby``); nothing is decided here. ``build_service`` wires it onto the
-configured Redis.
+Callers use the part that does the job: ``commands`` (create games, handle commands),
+``lobby`` (claim open seats), ``undo`` (requests, answers, reverts), ``archive`` (records
+out and in), ``repository`` (load a game), ``queries`` (events, listings, info),
+``explainer``; every successful write of theirs is told to ``writes`` (the write observers:
+``service.application.observer``). Nothing is decided here. ``build_service`` wires it onto
+the configured Redis.
 """
 
 from __future__ import annotations
@@ -12,19 +15,16 @@ from datetime import UTC, datetime
 from typing import Any
 
 from domain.common.protocol import GameRules
-from service.application.archive import ExportedRecord, GameArchive
-from service.application.bots import BotSeat
-from service.application.clocks import ClockSpec
-from service.application.commands import CommandHandler, CommandOutcome, CreatedGame
-from service.application.explanations import Explainer, Explanation
-from service.application.lobby import ClaimedSeat, SeatClaims
-from service.application.mapper import CommandMeta, EventMapper, GameInfo, StoredEvent
+from service.application.archive import GameArchive
+from service.application.commands import CommandHandler
+from service.application.explanations import Explainer
+from service.application.lobby import SeatClaims
+from service.application.mapper import EventMapper
 from service.application.observer import Observer, Observers, WriteObserver
-from service.application.queries import GameQueries, SnapshotMismatch
-from service.application.repository import GameRepository, LoadedGame
-from service.application.undo import UndoOutcome, UndoRecord, UndoWorkflow
+from service.application.queries import GameQueries
+from service.application.repository import GameRepository
+from service.application.undo import UndoWorkflow
 from service.config import DEFAULT_IDEMPOTENCY_TTL_S, StoreSettings
-from service.events import ServiceEvent
 from service.store.connect import StoreConnection, connect
 from service.store.port import EventStore, SnapshotStore
 
@@ -96,224 +96,6 @@ class GameService:
             clock=clock,
             writes=self.writes,
         )
-
-    @property
-    def snapshot_every(self) -> int:
-        return self.repository.snapshot_every
-
-    @property
-    def cache_size(self) -> int:
-        return self.repository.cache.size
-
-    # ------------------------------------------------------------------ commands
-    def create_game(  # noqa: PLR0917 (CommandHandler.create_game's arguments)
-        self,
-        kind: str,
-        seat_names: Sequence[str],
-        options: Mapping[str, Any],
-        seed: int | None,
-        meta: CommandMeta,
-        game_id: str | None = None,
-        *,
-        token_hashes: Sequence[str] = (),
-        created_ms: int | None = None,
-        bots: Mapping[int, BotSeat] | None = None,
-        clock: ClockSpec | None = None,
-    ) -> LoadedGame:
-        return self.commands.create_game(
-            kind,
-            seat_names,
-            options,
-            seed,
-            meta,
-            game_id,
-            token_hashes=token_hashes,
-            created_ms=created_ms,
-            bots=bots,
-            clock=clock,
-        )
-
-    def create_seated_game(  # noqa: PLR0917 (CommandHandler.create_seated_game's arguments)
-        self,
-        kind: str,
-        seat_names: Sequence[str],
-        options: Mapping[str, Any],
-        seed: int | None,
-        meta: CommandMeta,
-        idempotency_key: str | None = None,
-        bots: Mapping[int, BotSeat] | None = None,
-        clock: ClockSpec | None = None,
-        *,
-        open_seats: Sequence[int] = (),
-    ) -> CreatedGame:
-        return self.commands.create_seated_game(
-            kind,
-            seat_names,
-            options,
-            seed,
-            meta,
-            idempotency_key,
-            bots,
-            clock,
-            open_seats=open_seats,
-        )
-
-    def handle(
-        self,
-        game_id: str,
-        command: Mapping[str, Any] | object,
-        *,
-        meta: CommandMeta,
-        expected_version: int | None = None,
-        idempotency_key: str | None = None,
-    ) -> CommandOutcome:
-        return self.commands.handle(
-            game_id,
-            command,
-            meta=meta,
-            expected_version=expected_version,
-            idempotency_key=idempotency_key,
-        )
-
-    def claim_seat(
-        self,
-        game_id: str,
-        seat: int,
-        name: str,
-        meta: CommandMeta,
-        idempotency_key: str | None = None,
-    ) -> ClaimedSeat:
-        return self.lobby.claim(game_id, seat, name, meta, idempotency_key)
-
-    # ---------------------------------------------------------------------- undo
-    def undo_requests(self, game_id: str) -> tuple[LoadedGame, list[UndoRecord]]:
-        return self.undo.requests(game_id)
-
-    def undo_request(self, game_id: str, request_id: str) -> UndoOutcome:
-        return self.undo.request(game_id, request_id)
-
-    def request_undo(
-        self,
-        game_id: str,
-        to_version: int,
-        reason: str,
-        *,
-        meta: CommandMeta,
-        expected_version: int | None,
-    ) -> UndoOutcome:
-        return self.undo.request_undo(
-            game_id, to_version, reason, meta=meta, expected_version=expected_version
-        )
-
-    def answer_undo(
-        self,
-        game_id: str,
-        request_id: str,
-        approve: bool,
-        *,
-        meta: CommandMeta,
-        expected_version: int | None,
-    ) -> UndoOutcome:
-        return self.undo.answer_undo(
-            game_id, request_id, approve, meta=meta, expected_version=expected_version
-        )
-
-    def revert(
-        self,
-        game_id: str,
-        to_version: int,
-        *,
-        reason: str,
-        requested_by: str,
-        approved_by: Sequence[str],
-        meta: CommandMeta,
-        expected_version: int | None,
-    ) -> CommandOutcome:
-        return self.undo.revert(
-            game_id,
-            to_version,
-            reason=reason,
-            requested_by=requested_by,
-            approved_by=approved_by,
-            meta=meta,
-            expected_version=expected_version,
-        )
-
-    def append_service_events(
-        self,
-        game_id: str,
-        events: Sequence[ServiceEvent],
-        *,
-        meta: CommandMeta,
-        expected_version: int | None,
-    ) -> CommandOutcome:
-        return self.undo.append_service_events(
-            game_id, events, meta=meta, expected_version=expected_version
-        )
-
-    def explain(self, game_id: str, version: int) -> Explanation:
-        return self.explainer.explain(game_id, version)
-
-    # ------------------------------------------------------------------- records
-    def export_record(self, game_id: str, *, viewer: int | None, admin: bool) -> ExportedRecord:
-        return self.archive.export(game_id, viewer=viewer, admin=admin)
-
-    def import_record(self, data: bytes, meta: CommandMeta) -> CreatedGame:
-        return self.archive.import_record(data, meta)
-
-    # --------------------------------------------------------------------- reads
-    def load(self, game_id: str) -> LoadedGame:
-        return self.repository.get(game_id)
-
-    def load_at(self, game_id: str, version: int) -> LoadedGame:
-        return self.repository.get_at(game_id, version)
-
-    def load_past(self, current: LoadedGame, version: int) -> LoadedGame:
-        return self.repository.past(current, version)
-
-    def game_info(self, game_id: str) -> GameInfo:
-        return self.queries.game_info(game_id)
-
-    def events(
-        self,
-        game_id: str,
-        after_version: int = 0,
-        limit: int | None = None,
-        *,
-        game: LoadedGame | None = None,
-    ) -> list[StoredEvent]:
-        return self.queries.events(game_id, after_version, limit, game=game)
-
-    def wait_for_events(
-        self,
-        game_id: str,
-        after_version: int,
-        timeout_s: float,
-        *,
-        game: LoadedGame | None = None,
-        limit: int | None = None,
-    ) -> list[StoredEvent]:
-        return self.queries.wait_for_events(
-            game_id, after_version, timeout_s, game=game, limit=limit
-        )
-
-    def states_after(
-        self, game: LoadedGame, events: Sequence[StoredEvent], versions: set[int]
-    ) -> dict[int, Any]:
-        return self.queries.states_after(game, events, versions)
-
-    def list_games(
-        self,
-        *,
-        kind: str | None = None,
-        status: str | None = None,
-        cursor: str | None = None,
-        limit: int = 50,
-    ) -> tuple[list[GameInfo], str | None]:
-        return self.queries.list_games(kind=kind, status=status, cursor=cursor, limit=limit)
-
-    def check_snapshots(self, game_id: str) -> list[SnapshotMismatch]:
-        return self.queries.check_snapshots(game_id)
 
 
 def build_service(

@@ -102,13 +102,13 @@ def main() -> None:
             game_id = created["game"]["game_id"]
             seat1 = {"Authorization": f"Bearer {created['seats'][1]['token']}"}
             rng = random.Random(seed ^ 0x5EED)
-            game = games.load(game_id)
+            game = games.repository.get(game_id)
             while game.version < args.events:
                 command = choose_command(game.rules, game.state, rng)
                 meta = CommandMeta(
                     command_id=uuid.uuid4().hex, actor=f"seat:{command.seat}", seat=command.seat
                 )
-                game = games.handle(game_id, command, meta=meta).game
+                game = games.commands.handle(game_id, command, meta=meta).game
             total = game.version
 
             per_event, meta_bytes, memory = stored_bytes(server.url, game_id)

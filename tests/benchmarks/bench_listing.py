@@ -1,9 +1,9 @@
-"""Listing benchmark (a script, not a test): ``GameService.list_games`` with filters at
+"""Listing benchmark (a script, not a test): ``GameQueries.list_games`` with filters at
 10,000 games, on a fresh embedded Redis.
 
 10,000 games are created through the application service (board and cards alternately);
 ``--over`` of the card games are then played to their end with seeded random commands
-through ``GameService.handle``, so that ``kind=cards&status=over`` matches only a few
+through ``CommandHandler.handle``, so that ``kind=cards&status=over`` matches only a few
 games among many (the case the hostile-input issue measured at 0.96 s per call). Each
 listing is timed ``--repeat`` times from one client, and with 8 parallel callers.
 
@@ -59,17 +59,17 @@ def run(server: EmbeddedRedis, games: int, over: int, repeat: int) -> None:
     cards: list[str] = []
     for n in range(games):
         kind = ("board", "cards")[n % 2]
-        game = service.create_game(kind, ["Ann", "Bob"], {}, n, meta)
+        game = service.commands.create_game(kind, ["Ann", "Bob"], {}, n, meta)
         if kind == "cards" and len(cards) < over:
             cards.append(game.game_id)
     rng = random.Random(5)
     for game_id in cards:  # played to the end: the few matches of the filtered listing
-        game = service.load(game_id)
+        game = service.repository.get(game_id)
         while not game.rules.is_over(game.state):
             command = choose_command(game.rules, game.state, rng)
             seat = command.seat
             seat_meta = CommandMeta(command_id="bench", actor=f"seat:{seat}", seat=seat)
-            game = service.handle(game_id, command, meta=seat_meta).game
+            game = service.commands.handle(game_id, command, meta=seat_meta).game
     print(
         f"set-up: {games} games ({over} card games over) in {time.perf_counter() - started:.0f} s"
     )
@@ -78,7 +78,7 @@ def run(server: EmbeddedRedis, games: int, over: int, repeat: int) -> None:
 
         def once(filters: dict[str, str | None] = filters, limit: int = limit) -> float:
             t0 = time.perf_counter()
-            service.list_games(kind=filters["kind"], status=filters["status"], limit=limit)
+            service.queries.list_games(kind=filters["kind"], status=filters["status"], limit=limit)
             return time.perf_counter() - t0
 
         alone = sorted(once() for _ in range(repeat))

@@ -40,7 +40,7 @@ def play(service: GameService, kind: str, seed: int) -> tuple[str, int]:
     """One game to its end; returns its id and event count."""
     tokens = [hash_token(uuid.uuid4().hex) for _ in range(2)]
     admin = CommandMeta(command_id=uuid.uuid4().hex, actor="admin", seat=None)
-    game = service.create_game(kind, ["Ann", "Bob"], {}, seed, admin, token_hashes=tokens)
+    game = service.commands.create_game(kind, ["Ann", "Bob"], {}, seed, admin, token_hashes=tokens)
     rng = random.Random(seed)
     while not game.rules.is_over(game.state):
         command = choose_command(game.rules, game.state, rng)
@@ -50,7 +50,7 @@ def play(service: GameService, kind: str, seed: int) -> tuple[str, int]:
             seat=command.seat,
             correlation_id=uuid.uuid4().hex,
         )
-        game = service.handle(
+        game = service.commands.handle(
             game.game_id,
             command,
             meta=meta,

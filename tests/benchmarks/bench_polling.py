@@ -69,13 +69,13 @@ def main() -> None:
                 game_id = created["game"]["game_id"]
                 tokens = [s["token"] for s in created["seats"]]
                 rng = random.Random(n)
-                game = games.load(game_id)
+                game = games.repository.get(game_id)
                 for _ in range(20 + 10 * n):  # positions further and further into a game
                     command = choose_command(game.rules, game.state, rng)
                     meta = CommandMeta(
                         command_id="b", actor=f"seat:{command.seat}", seat=command.seat
                     )
-                    game = games.handle(game_id, command, meta=meta).game
+                    game = games.commands.handle(game_id, command, meta=meta).game
                     if game.rules.is_over(game.state):
                         break
                 seat = sorted(game.rules.awaited(game.state) or {0})[0]

@@ -6,7 +6,7 @@ A seeded random two-player card game long enough is found with the domain's auto
 then played through the application service of a real app (Flask test client, embedded
 Redis). At each size the log is read: the first page of 100, a page of 100 in the middle,
 and the whole log in pages of 200 (a stream's catch-up reads the same way). Then the game
-is taken back to the middle (``GameService.revert``) and the same reads are timed again.
+is taken back to the middle (``UndoWorkflow.revert``) and the same reads are timed again.
 
 Run:  .venv/bin/python -m tests.benchmarks.bench_reads
 Only HTTP and public service methods are used, so the same file also runs against an
@@ -85,19 +85,19 @@ def main() -> None:
                     "admin": {"Authorization": f"Bearer {ADMIN}"},
                 }
                 rng = random.Random(seed ^ 0x5EED)
-                game = games.load(game_id)
+                game = games.repository.get(game_id)
                 while game.version < size:
                     command = choose_command(game.rules, game.state, rng)
                     seat = command.seat
                     meta = CommandMeta(command_id="b", actor=f"seat:{seat}", seat=seat)
-                    game = games.handle(game_id, command, meta=meta).game
+                    game = games.commands.handle(game_id, command, meta=meta).game
                 for undone in (False, True):
                     if undone:
-                        game = games.load(game_id)
+                        game = games.repository.get(game_id)
                         middle = game.version // 2
                         while True:
                             try:
-                                games.revert(
+                                games.undo.revert(
                                     game_id,
                                     middle,
                                     reason="bench",
@@ -109,7 +109,7 @@ def main() -> None:
                                 break
                             except ValueError:
                                 middle -= 1  # not between two commands: one earlier
-                    mid = games.load(game_id).version // 2
+                    mid = games.repository.get(game_id).version // 2
                     for name, headers in callers.items():
                         url = f"/games/{game_id}/events"
                         first = _timed(client, f"{url}?limit=100", headers, 5)

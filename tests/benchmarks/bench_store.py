@@ -6,7 +6,7 @@ Side by side, on the same event payloads from recorded random games:
   check, one event per append) against raw ``XADD`` on the same Redis and
   against the ``eventsourcing`` library's SQLite recorder (``insert_events``);
 - loading a whole stream: our ``read``, raw ``XRANGE``, SQLite ``select_events``;
-- loading a 300-event game into a domain state through ``GameService.load``
+- loading a 300-event game into a domain state through ``GameRepository.get``
   with snapshots (target: median <= 2 ms), and without (full fold).
 
 Targets: checked append >= 70 % of the raw XADD rate from one client.
@@ -187,19 +187,21 @@ def bench_game_load(client: redis.Redis) -> None:
         if len(played.events) >= 300:
             break
         seed += 1
-    game = service.create_game("board", ["a", "b", "c"], {}, seed, _meta(None))
+    game = service.commands.create_game("board", ["a", "b", "c"], {}, seed, _meta(None))
     for command in played.commands:
         if game.version >= 300:
             break
-        game = service.handle(
+        game = service.commands.handle(
             game.game_id, rules.commands.to_json(command), meta=_meta(command.seat)
         ).game
     game_id, version = game.game_id, game.version
     no_cache = GameService(events, None, games())
     with_cache = timed(
-        f"GameService.load via snapshot (v{version})", [lambda: service.load(game_id)] * 500
+        f"GameRepository.get via snapshot (v{version})",
+        [lambda: service.repository.get(game_id)] * 500,
     )
-    full = timed(f"GameService.load full fold (v{version})", [lambda: no_cache.load(game_id)] * 50)
+    cold = [lambda: no_cache.repository.get(game_id)] * 50
+    full = timed(f"GameRepository.get full fold (v{version})", cold)
     print(f"\nGAME LOAD: a {version}-event board game into its domain state")
     for timing in (with_cache, full):
         print("  " + timing.row())

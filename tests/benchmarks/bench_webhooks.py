@@ -83,7 +83,7 @@ def main() -> None:
         try:
             time.sleep(3)  # the workers register
             meta = CommandMeta(command_id="create", actor="system", seat=None)
-            game = games.create_game("board", ["a", "b"], {}, 7, meta)
+            game = games.commands.create_game("board", ["a", "b"], {}, 7, meta)
             sub = hooks.create(game.game_id, receiver.url("/bench"), [], None, game.version)
             receiver.secrets["/bench"] = sub.secret
             rng = random.Random(1)
@@ -95,7 +95,7 @@ def main() -> None:
                 options = list(game.rules.legal_commands(game.state, seat))
                 command = options[rng.randrange(len(options))]
                 meta = CommandMeta(command_id=f"c{n}", actor=f"seat:{seat}", seat=seat)
-                outcome = games.handle(game.game_id, command, meta=meta)
+                outcome = games.commands.handle(game.game_id, command, meta=meta)
                 for event in outcome.events:
                     appended[event.version] = datetime.fromisoformat(
                         event.metadata["recorded_at"]

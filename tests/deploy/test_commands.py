@@ -66,7 +66,7 @@ def listings(service: GameService) -> dict[tuple[str | None, str | None], list[G
     found = {}
     for kind in (None, "board", "cards"):
         for status in (None, *sorted(STATUSES)):
-            games, cursor = service.list_games(kind=kind, status=status, limit=200)
+            games, cursor = service.queries.list_games(kind=kind, status=status, limit=200)
             assert cursor is None
             found[(kind, status)] = games
     return found
@@ -76,17 +76,17 @@ def create_games(service: GameService) -> None:
     """Two games of each kind, one board game played to its end (so ``status=over`` lists
     something)."""
     ids = [
-        service.create_game(kind, ["Ann", "Bob"], {}, n, ADMIN).game_id
+        service.commands.create_game(kind, ["Ann", "Bob"], {}, n, ADMIN).game_id
         for n, kind in enumerate(("board", "cards", "board", "cards"))
     ]
     rng = random.Random(12)
-    game = service.load(ids[0])
+    game = service.repository.get(ids[0])
     while not game.rules.is_over(game.state):
         command = choose_command(game.rules, game.state, rng)
         meta = CommandMeta(
             command_id="deploy-test", actor=f"seat:{command.seat}", seat=command.seat
         )
-        game = service.handle(ids[0], command, meta=meta).game
+        game = service.commands.handle(ids[0], command, meta=meta).game
 
 
 def delete_indexes(client: redis.Redis, prefix: str) -> int:

@@ -68,24 +68,24 @@ def play(service: GameService, kind: str, seed: int, *, to_end: bool = True) -> 
     command after ``UNDO_AFTER`` commands; played to its end unless ``to_end`` is False
     (then stopped soon after the undo)."""
     rules = GAMES[kind]
-    game_id = service.create_game(kind, ["Ann", "Bob"], {}, seed, meta(None)).game_id
+    game_id = service.commands.create_game(kind, ["Ann", "Bob"], {}, seed, meta(None)).game_id
     rng = random.Random(seed)
     reverted_at = 0
-    game = service.load(game_id)
+    game = service.repository.get(game_id)
     for commands in range(1, MAX_COMMANDS):
         if rules.is_over(game.state) or (not to_end and commands > UNDO_AFTER + 5):
             return Played(game_id, commands - 1, reverted_at)
         seat = min(rules.awaited(game.state))
         command = rng.choice(list(rules.legal_commands(game.state, seat)))
         before = game.version
-        game = service.handle(game_id, command, meta=meta(seat)).game
+        game = service.commands.handle(game_id, command, meta=meta(seat)).game
         if commands == UNDO_AFTER:
             asker = 1 - seat
-            asked = service.request_undo(
+            asked = service.undo.request_undo(
                 game_id, before, "a slip", meta=meta(asker), expected_version=None
             )
             assert asked.record.status == "open"
-            answer = service.answer_undo(
+            answer = service.undo.answer_undo(
                 game_id, asked.record.request_id, True, meta=meta(seat), expected_version=None
             )
             assert answer.record.status == "applied"
@@ -112,7 +112,7 @@ def records(redis_url: str) -> dict[str, bytes]:
     out = {}
     for kind, seed in SEEDS.items():
         played = play(service, kind, seed)
-        exported = service.export_record(played.game_id, viewer=None, admin=True)
+        exported = service.archive.export(played.game_id, viewer=None, admin=True)
         assert exported.complete
         out[kind] = exported.body
     client.close()
@@ -202,7 +202,7 @@ def test_each_stored_event_carries_its_link_and_the_first_of_each_command_the_co
     raw = store.read(played.game_id)
     full = [decode_metadata(e.metadata) for e in raw]  # as stored: encoded (version 3)
     assert all(e.metadata["v"] == 3 and "h" in e.metadata for e in raw)
-    game = service.load(played.game_id)
+    game = service.repository.get(played.game_id)
     info = game.info
     prev = chain.genesis(played.game_id, "board", info.seat_names, info.options)
     for event, metadata in zip(raw, full, strict=True):
@@ -219,7 +219,7 @@ def test_each_stored_event_carries_its_link_and_the_first_of_each_command_the_co
         by_command.setdefault(metadata["command_id"], []).append(command)
     for group in by_command.values():
         assert group[0] is not None and all(c is None for c in group[1:])
-    exported = service.export_record(played.game_id, viewer=None, admin=True)
+    exported = service.archive.export(played.game_id, viewer=None, admin=True)
     assert record.verify(exported.body, GAMES).header["head"] == prev
 
 
@@ -227,8 +227,8 @@ def test_a_running_game_s_record_is_redacted_for_a_seat_with_the_stored_hashes(
     service: GameService,
 ) -> None:
     played = play(service, "cards", 91, to_end=False)
-    full = lines(service.export_record(played.game_id, viewer=None, admin=True).body)
-    seen = service.export_record(played.game_id, viewer=0, admin=False)
+    full = lines(service.archive.export(played.game_id, viewer=None, admin=True).body)
+    seen = service.archive.export(played.game_id, viewer=0, admin=False)
     mine = lines(seen.body)
     assert not seen.complete and mine[0]["complete"] is False
     assert [line.get("hash") for line in mine[1:]] == [line["hash"] for line in full[1:]]
@@ -267,13 +267,13 @@ def test_a_game_stored_before_hashes_loads_continues_and_exports_one_chain(
     info_record = store.info(played.game_id)
     assert info_record is not None
     store.append(old_id, stripped, 0, info=info_record.fields)
-    game = service.load(old_id)
+    game = service.repository.get(old_id)
     assert game.head is None  # not stored: computed when an append needs it
     rules = game.rules
     seat = min(rules.awaited(game.state))
     command = next(iter(rules.legal_commands(game.state, seat)))
-    outcome = service.handle(old_id, command, meta=meta(seat))
-    exported = lines(service.export_record(old_id, viewer=None, admin=True).body)
+    outcome = service.commands.handle(old_id, command, meta=meta(seat))
+    exported = lines(service.archive.export(old_id, viewer=None, admin=True).body)
     header, events = exported[0], exported[1:]
     prev = header["genesis"]
     for event in events:
@@ -295,25 +295,25 @@ def test_an_imported_record_continues_as_a_new_game_with_its_own_chain(
     service: GameService, records: dict[str, bytes]
 ) -> None:
     played = play(service, "board", 31, to_end=False)
-    body = service.export_record(played.game_id, viewer=None, admin=True).body
-    created = service.import_record(body, meta(None))
+    body = service.archive.export(played.game_id, viewer=None, admin=True).body
+    created = service.archive.import_record(body, meta(None))
     game = created.game
-    original = service.load(played.game_id)
+    original = service.repository.get(played.game_id)
     assert game.game_id != played.game_id and len(created.tokens) == 2
     assert game.version == original.version
     assert game.rules.dump_position(game.state) == original.rules.dump_position(original.state)
-    assert service.load(game.game_id).info.reverts == original.info.reverts
-    again = lines(service.export_record(game.game_id, viewer=None, admin=True).body)
+    assert service.repository.get(game.game_id).info.reverts == original.info.reverts
+    again = lines(service.archive.export(game.game_id, viewer=None, admin=True).body)
     source = lines(body)
     assert [e["data"] for e in again[1:]] == [e["data"] for e in source[1:]]
     assert again[0]["genesis"] != source[0]["genesis"]
     record.verify(record.dump(again), GAMES)
     seat = min(game.rules.awaited(game.state))
     command = next(iter(game.rules.legal_commands(game.state, seat)))
-    service.handle(game.game_id, command, meta=meta(seat))  # it continues
-    finished = service.import_record(records["cards"], meta(None)).game
+    service.commands.handle(game.game_id, command, meta=meta(seat))  # it continues
+    finished = service.archive.import_record(records["cards"], meta(None)).game
     assert finished.rules.is_over(finished.state) and finished.info.status == "over"
-    assert any(isinstance(e.event, GameReverted) for e in service.events(finished.game_id))
+    assert any(isinstance(e.event, GameReverted) for e in service.queries.events(finished.game_id))
 
 
 def test_two_processes_with_cached_games_keep_one_chain(redis_url: str, key_prefix: str) -> None:
@@ -325,15 +325,15 @@ def test_two_processes_with_cached_games_keep_one_chain(redis_url: str, key_pref
         GameService(RedisEventStore(client, prefix=key_prefix), cache_size=16) for _ in range(2)
     )
     rules = GAMES["cards"]
-    game_id = one.create_game("cards", ["Ann", "Bob"], {}, 12_345, meta(None)).game_id
+    game_id = one.commands.create_game("cards", ["Ann", "Bob"], {}, 12_345, meta(None)).game_id
     rng = random.Random(3)
     for turn in range(40):
         service = (one, two)[turn % 2]
         state = one.repository.get(game_id).state
         seat = min(rules.awaited(state))
         command = rng.choice(list(rules.legal_commands(state, seat)))
-        service.handle(game_id, command, meta=meta(seat))
-    body = two.export_record(game_id, viewer=None, admin=True).body
+        service.commands.handle(game_id, command, meta=meta(seat))
+    body = two.archive.export(game_id, viewer=None, admin=True).body
     verified = record.verify(body, GAMES)
     stored = [decode_metadata(e.metadata)[chain.HASH_KEY] for e in one.store.read(game_id)]
     assert [line["hash"] for line in verified.events] == stored
@@ -347,10 +347,13 @@ def test_the_chain_on_a_redis_cluster(redis_cluster: LocalCluster, key_prefix: s
     try:
         service = GameService(connection.events, connection.snapshots, snapshot_every=5)
         played = play(service, "board", 2_024, to_end=False)
-        body = service.export_record(played.game_id, viewer=None, admin=True).body
-        assert record.verify(body, GAMES).header["events"] == service.load(played.game_id).version
-        imported = service.import_record(body, meta(None)).game
-        assert imported.version == service.load(played.game_id).version
+        body = service.archive.export(played.game_id, viewer=None, admin=True).body
+        assert (
+            record.verify(body, GAMES).header["events"]
+            == service.repository.get(played.game_id).version
+        )
+        imported = service.archive.import_record(body, meta(None)).game
+        assert imported.version == service.repository.get(played.game_id).version
     finally:
         connection.close()
 
@@ -361,10 +364,12 @@ def play_lobby_game(service: GameService, kind: str, seed: int) -> tuple[str, in
     the game id and the version of the claim that started it."""
     rules = GAMES[kind]
     names = ["Ann", "Open seat 1", "Cy?"]
-    created = service.create_seated_game(kind, names, {}, seed, meta(None), open_seats=[1, 2])
+    created = service.commands.create_seated_game(
+        kind, names, {}, seed, meta(None), open_seats=[1, 2]
+    )
     game_id = created.game.game_id
-    service.claim_seat(game_id, 2, "Cyd", claim_meta("req-claim-2", 2))
-    started = service.claim_seat(game_id, 1, "Bea", claim_meta(None, 1)).game
+    service.lobby.claim(game_id, 2, "Cyd", claim_meta("req-claim-2", 2))
+    started = service.lobby.claim(game_id, 1, "Bea", claim_meta(None, 1)).game
     assert started.info.status == "active"
     assert started.info.seat_names == ("Ann", "Bea", "Cyd")
     rng = random.Random(seed)
@@ -373,14 +378,16 @@ def play_lobby_game(service: GameService, kind: str, seed: int) -> tuple[str, in
     for _ in range(6):
         seat = min(rules.awaited(game.state))
         before = game.version
-        game = service.handle(
+        game = service.commands.handle(
             game_id, rng.choice(list(rules.legal_commands(game.state, seat))), meta=meta(seat)
         ).game
     asker = next(s for s in range(3) if s != seat)
-    asked = service.request_undo(game_id, before, "a slip", meta=meta(asker), expected_version=None)
+    asked = service.undo.request_undo(
+        game_id, before, "a slip", meta=meta(asker), expected_version=None
+    )
     answer = asked
     for other in (s for s in range(3) if s != asker):
-        answer = service.answer_undo(
+        answer = service.undo.answer_undo(
             game_id, asked.record.request_id, True, meta=meta(other), expected_version=None
         )
     assert answer.record.status == "applied"
@@ -396,8 +403,8 @@ def test_a_lobby_game_s_record_verifies_and_a_changed_claim_is_named(
     verifies, the header shows the current names and the genesis of the creation's, and any
     single byte changed in a SeatClaimed line is found at that line's version."""
     game_id, start_version = play_lobby_game(service, kind, SEEDS[kind] + 1)
-    game = service.load(game_id)
-    body = service.export_record(game_id, viewer=None, admin=True).body
+    game = service.repository.get(game_id)
+    body = service.archive.export(game_id, viewer=None, admin=True).body
     verified = record.verify(body, GAMES)
     header = verified.header
     assert header["seats"] == ["Ann", "Bea", "Cyd"]
@@ -459,7 +466,7 @@ def test_a_claim_is_re_derived_from_its_command_even_when_rehashed(
     service: GameService,
 ) -> None:
     game_id, _ = play_lobby_game(service, "board", 606)
-    body = service.export_record(game_id, viewer=None, admin=True).body
+    body = service.archive.export(game_id, viewer=None, admin=True).body
     version = next(e["version"] for e in lines(body)[1:] if e["type"] == "service.SeatClaimed")
     forgeries: dict[str, Callable[[dict[str, Any]], object]] = {
         "the claim's event": lambda e: e["data"].update(name="Eve"),
@@ -474,7 +481,7 @@ def test_a_claim_is_re_derived_from_its_command_even_when_rehashed(
             record.verify(rehashed(parsed), GAMES)
         assert caught.value.version == version and reason in caught.value.reason
     # an imported lobby game keeps the current names and its own, verifiable chain
-    imported = service.import_record(body, meta(None)).game
+    imported = service.archive.import_record(body, meta(None)).game
     assert imported.info.seat_names == ("Ann", "Bea", "Cyd")
-    again = service.export_record(imported.game_id, viewer=None, admin=True).body
+    again = service.archive.export(imported.game_id, viewer=None, admin=True).body
     assert record.verify(again, GAMES).header["seats"] == ["Ann", "Bea", "Cyd"]

@@ -148,8 +148,8 @@ def test_a_page_after_an_undo_reads_only_its_own_events(
     target = api.version(game)
     _play(api, game, 20)
     games = app.extensions[EXTENSION].games
-    loaded = games.load(game.game_id)
-    games.revert(
+    loaded = games.repository.get(game.game_id)
+    games.undo.revert(
         game.game_id,
         target,
         reason="disputed",

@@ -23,13 +23,13 @@ from tests.service.jobs.conftest import Jobs
 def play(games: GameService, game_id: str, commands: int) -> None:
     rng = random.Random(commands)
     for n in range(commands):
-        game = games.load(game_id)
+        game = games.repository.get(game_id)
         if game.rules.is_over(game.state):
             return
         seat = min(game.rules.awaited(game.state))
         options = list(game.rules.legal_commands(game.state, seat))
         meta = CommandMeta(command_id=f"c{n}", actor=f"seat:{seat}", seat=seat)
-        games.handle(game_id, options[rng.randrange(len(options))], meta=meta)
+        games.commands.handle(game_id, options[rng.randrange(len(options))], meta=meta)
 
 
 @pytest.fixture
@@ -50,12 +50,13 @@ def test_the_audit_finds_and_counts_what_disagrees_with_the_fold(  # noqa: PLR09
     # (as if that write had been lost); and a game whose latest snapshot was tampered with
     meta = CommandMeta(command_id="create", actor="system", seat=None)
     sound, lying, tampered = (
-        games.create_game("board", ["a", "b"], {}, seed, meta).game_id for seed in (1, 2, 3)
+        games.commands.create_game("board", ["a", "b"], {}, seed, meta).game_id
+        for seed in (1, 2, 3)
     )
     play(games, sound, 12)
     play(games, tampered, 12)
     play(games, lying, 5_000)
-    info = games.game_info(lying)
+    info = games.queries.game_info(lying)
     assert info.status == "over"
     redis_client.hset(f"{key_prefix}:{{{lying}}}:info", "status", "active")
     games.store.index_game(lying, info.created_ms, kind="board", status="active")

@@ -91,7 +91,7 @@ def worker_process(
 
 def card_game_awaiting_a_bot(games: GameService, *, think_ms: int) -> LoadedGame:
     """A new card game whose first seat, awaited, is an ``mcts`` bot thinking ``think_ms``."""
-    return games.create_game(
+    return games.commands.create_game(
         "cards",
         ["bot", "Bob"],
         {},
@@ -118,7 +118,7 @@ def test_two_workers_racing_on_duplicate_jobs_make_one_move(
         )
         # and the bot's turn is over (the first job enqueued the rest of it)
         wait_for(
-            lambda: 0 not in (g := games.load(game.game_id)).rules.awaited(g.state),
+            lambda: 0 not in (g := games.repository.get(game.game_id)).rules.awaited(g.state),
             120,
             "the bot's turn",
             log,
@@ -145,13 +145,13 @@ def test_a_worker_killed_mid_search_leaves_exactly_one_move_after_the_retry(
         time.sleep(0.5)
         kill_family(first.pid)
         first.wait()
-    assert games.load(game.game_id).version == game.version  # nothing was appended
+    assert games.repository.get(game.game_id).version == game.version  # nothing was appended
     # and another worker comes
     with worker_process(env, log, workers=1):
         # then the abandoned job is retried and makes the move
         wait_for(lambda: job.get_status() == JobStatus.FINISHED, 120, "the retry", log)
         wait_for(
-            lambda: 0 not in (g := games.load(game.game_id)).rules.awaited(g.state),
+            lambda: 0 not in (g := games.repository.get(game.game_id)).rules.awaited(g.state),
             120,
             "the bot's turn",
             log,
@@ -159,6 +159,6 @@ def test_a_worker_killed_mid_search_leaves_exactly_one_move_after_the_retry(
     assert str(job.return_value()).startswith("moved to version")
     assert "scheduled for retry" in log.read_text(), log.read_text()  # RQ retry, after backoff
     # and exactly one move was made for that decision, and for each later one
-    first_move = games.events(game.game_id, game.version)[0]
+    first_move = games.queries.events(game.game_id, game.version)[0]
     assert first_move.metadata["command_id"] == f"{game.game_id}-bot-{game.version}-0"
     assert assert_one_move_per_decision(games, game.game_id) >= 1

@@ -75,8 +75,8 @@ def commands_of(events: list[StoredEvent]) -> list[tuple[str, int, str]]:
 def assert_one_move_per_decision(games: GameService, game_id: str) -> int:
     """Every bot command is keyed by the version it was decided at, and each such key shows
     up once: no decision was applied twice. Returns the number of bot moves."""
-    game = games.load(game_id)
-    events = games.events(game_id, game.info.start_version)
+    game = games.repository.get(game_id)
+    events = games.queries.events(game_id, game.info.start_version)
     moves = 0
     for command_id, before, actor in commands_of(events):
         if actor.startswith("bot:"):
@@ -116,7 +116,7 @@ def test_a_bad_bot_seat_is_refused_and_creates_nothing(
     response = client.post("/games", json={"kind": "board", "seats": ["Ann", seat]})
     assert response.status_code == 422, response.get_json()
     assert response.get_json()["field"].startswith("seats")
-    assert games.list_games()[0] == []
+    assert games.queries.list_games()[0] == []
 
 
 def test_a_bot_awaited_at_creation_moves_through_its_job(
@@ -131,17 +131,17 @@ def test_a_bot_awaited_at_creation_moves_through_its_job(
     # when a worker runs the jobs
     jobs.run()
     # then the bot played its turn, as itself, from version to version, until Bob is awaited
-    game = games.load(game_id)
+    game = games.repository.get(game_id)
     assert game.version > start
     assert game.rules.awaited(game.state) == frozenset({1})
     assert assert_one_move_per_decision(games, game_id) >= 1
-    events = games.events(game_id, start)
+    events = games.queries.events(game_id, start)
     assert all(e.metadata["actor"] == "bot:0" for e in events)
 
 
 def test_duplicate_jobs_make_one_move(games: GameService, jobs: Jobs) -> None:
     # given a card game awaiting its bot, and three jobs for that very decision
-    game = games.create_game(
+    game = games.commands.create_game(
         "cards", ["bot", "Bob"], {}, SEAT_0_STARTS["cards"], SYSTEM, bots={0: BotSeat("random")}
     )
     for n in range(3):
@@ -154,7 +154,7 @@ def test_duplicate_jobs_make_one_move(games: GameService, jobs: Jobs) -> None:
     assert outcomes[0].startswith("moved to version")
     assert all(o.startswith(("moved on", "replayed", "already")) for o in outcomes[1:])
     assert assert_one_move_per_decision(games, game.game_id) >= 1
-    first = games.events(game.game_id, game.version)[0]
+    first = games.queries.events(game.game_id, game.version)[0]
     assert first.metadata["command_id"] == f"{game.game_id}-bot-{game.version}-0"
 
 
@@ -162,7 +162,7 @@ def test_the_sweep_enqueues_a_bot_move_that_no_request_enqueued(
     games: GameService, jobs: Jobs
 ) -> None:
     # given a game created without the API (nothing was enqueued), awaiting its bot
-    game = games.create_game(
+    game = games.commands.create_game(
         "board", ["bot", "Bob"], {}, SEAT_0_STARTS["board"], SYSTEM, bots={0: BotSeat("random")}
     )
     assert jobs.queue.count == 0
@@ -170,7 +170,7 @@ def test_the_sweep_enqueues_a_bot_move_that_no_request_enqueued(
     jobs.queue.enqueue(sweep, job_id="sweep-now")
     jobs.run()
     # then the bot moved, and the next sweep is scheduled
-    assert games.load(game.game_id).version > game.version
+    assert games.repository.get(game.game_id).version > game.version
     assert any(j.startswith("sweep-") for j in jobs.queue.scheduled_job_registry.get_job_ids())
 
 
@@ -189,15 +189,15 @@ def test_a_bot_only_game_runs_to_the_end_on_the_workers(
     games: GameService, jobs: Jobs, kind: str, bots: dict[int, BotSeat]
 ) -> None:
     # given a game where every seat is a bot
-    created = games.create_game(kind, ["a", "b"], {}, 11, SYSTEM, bots=bots)
+    created = games.commands.create_game(kind, ["a", "b"], {}, 11, SYSTEM, bots=bots)
     jobs.queue.enqueue(sweep, job_id="sweep-now")  # the first move, as the API would
     # when the workers run until nothing is left to do
     jobs.run()
     # then the game is over, and its stored result is the domain's fold of its events
-    game = games.load(created.game_id)
+    game = games.repository.get(created.game_id)
     rules = all_games()[kind]
     assert game.info.status == "over" and rules.is_over(game.state)
-    folded = rules.fold(domain_events(games.events(created.game_id, 0)))
+    folded = rules.fold(domain_events(games.queries.events(created.game_id, 0)))
     assert rules.is_over(folded)
     assert rules.result(folded) == rules.result(game.state)
     assert assert_one_move_per_decision(games, created.game_id) > 20
@@ -243,17 +243,17 @@ def test_bot_seats_approve_an_undo_request_that_awaits_them(
     ann = {"Authorization": f"Bearer {created['seats'][0]['token']}"}
     rules = all_games()["board"]
     jobs.run()
-    mine = games.load(game_id).version
+    mine = games.repository.get(game_id).version
     # and she plays her two actions, then the bots theirs, back to her
-    while 0 in rules.awaited(games.load(game_id).state):
-        game = games.load(game_id)
+    while 0 in rules.awaited(games.repository.get(game_id).state):
+        game = games.repository.get(game_id)
         wire = rules.commands.to_json(next(iter(rules.legal_commands(game.state, 0))))
         wire.pop("seat")
         headers = {**ann, "If-Match": f'"{game.version}"'}
         posted = client.post(f"/games/{game_id}/commands", json=wire, headers=headers)
         assert posted.status_code == 200, posted.get_json()
     jobs.run()
-    before = games.load(game_id)
+    before = games.repository.get(game_id)
     assert before.rules.awaited(before.state) == frozenset({0})
     # When Ann asks to take back her turn, which needs every bot's consent
     asked = client.post(
@@ -269,13 +269,13 @@ def test_bot_seats_approve_an_undo_request_that_awaits_them(
     assert request["status"] == "applied", request
     answers = [
         (e.event.by, e.metadata["actor"])
-        for e in games.events(game_id, before.version)
+        for e in games.queries.events(game_id, before.version)
         if isinstance(e.event, UndoAnswered)
     ]
     assert sorted(answers) == [(f"seat:{n}", f"bot:{n}") for n in range(1, bots + 1)]
-    after = games.load(game_id)
+    after = games.repository.get(game_id)
     assert rules.dump_position(after.state) == rules.dump_position(
-        games.load_at(game_id, mine).state
+        games.repository.get_at(game_id, mine).state
     )
     # and no bot moved over the open request: Ann is awaited again
     assert after.rules.awaited(after.state) == frozenset({0})

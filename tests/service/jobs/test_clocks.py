@@ -58,11 +58,11 @@ def test_a_clock_expiry_moves_for_the_seat_as_the_clock(
     time.sleep(1.2)
     jobs.run()
     # then the clock moved for seat 0, as an event whose actor is the clock
-    events = games.events(game_id, version)
+    events = games.queries.events(game_id, version)
     assert events and events[0].metadata["actor"] == "clock" and events[0].metadata["seat"] == 0
     assert events[0].metadata["command_id"] == f"{game_id}-clock-{version}-0"
     # and the next deadline is scheduled
-    after = games.load(game_id).version
+    after = games.repository.get(game_id).version
     assert any(job.startswith(f"clock-{game_id}-{after}-") for job in scheduled(jobs))
 
 
@@ -73,13 +73,13 @@ def test_a_move_in_time_wins_the_race(client: FlaskClient, games: GameService, j
     assert deadline_job in scheduled(jobs)
     # when seat 0 moves in time, and the expiry for that version runs anyway (not cancelled)
     assert move(client, game_id, tokens[0], version).status_code == 200
-    moved = games.load(game_id).version
+    moved = games.repository.get(game_id).version
     late = jobs.queue.enqueue(clock_expired, game_id, version, 0, job_id="late")
     jobs.run()
     # then the expiry did nothing: the version had moved on
     assert str(late.return_value()).startswith("moved in time")
-    assert games.load(game_id).version == moved
-    assert all(e.metadata["actor"] == "seat:0" for e in games.events(game_id, version))
+    assert games.repository.get(game_id).version == moved
+    assert all(e.metadata["actor"] == "seat:0" for e in games.queries.events(game_id, version))
     assert deadline_job in scheduled(jobs)  # still there: the version check decides
 
 
@@ -134,4 +134,4 @@ def test_a_bad_clock_is_refused_and_creates_nothing(
     response = client.post("/games", json=body)
     assert response.status_code == 422, response.get_json()
     assert response.get_json()["field"].startswith("clock")
-    assert games.list_games()[0] == []
+    assert games.queries.list_games()[0] == []

@@ -51,7 +51,7 @@ def test_an_open_game_with_a_bot_and_a_clock_queues_no_job_until_its_last_claim(
     assert scheduled(jobs) == []
     jobs.run()
     assert failed(jobs) == []
-    assert games.load(game_id).version == version
+    assert games.repository.get(game_id).version == version
     # when the last seat is claimed, which starts the game
     claimed = client.post(f"/games/{game_id}/seats/1/claim", json={"name": "Ann"})
     assert claimed.status_code == 201, claimed.get_json()
@@ -62,10 +62,10 @@ def test_an_open_game_with_a_bot_and_a_clock_queues_no_job_until_its_last_claim(
     # and the worker runs the bot's move, with no failed job
     jobs.run()
     assert failed(jobs) == []
-    events = games.events(game_id, started)
+    events = games.queries.events(game_id, started)
     assert events and events[0].metadata["actor"] == "bot:0"
     # (and the claim is recorded as one, which the clock charges to no one)
-    assert is_claim(games.events(game_id, started - 1, 1)[0].metadata)
+    assert is_claim(games.queries.events(game_id, started - 1, 1)[0].metadata)
 
 
 def test_the_time_a_game_waited_for_players_is_charged_to_no_seat() -> None:
@@ -111,4 +111,4 @@ def test_a_job_queued_for_an_open_game_does_nothing_and_does_not_fail(
     for job_id in ("bot-early", "clock-early"):
         job = jobs.queue.fetch_job(job_id)
         assert job is not None and "waiting for players" in str(job.return_value())
-    assert games.load(game_id).version == version
+    assert games.repository.get(game_id).version == version

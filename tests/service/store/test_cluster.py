@@ -55,10 +55,10 @@ def test_a_games_keys_share_its_slot_and_games_spread_over_every_master(
     service = GameService(connection.events, connection.snapshots, {"pile": PILE}, snapshot_every=1)
     game_ids = []
     for n in range(24):
-        game = service.create_game(
+        game = service.commands.create_game(
             "pile", ["a", "b"], {}, n, meta(None, "admin"), token_hashes=[f"t{n}a", f"t{n}b"]
         )
-        service.handle(
+        service.commands.handle(
             game.game_id, {"type": "TakeCounters", "count": 1}, meta=meta(0), idempotency_key="k"
         )
         game_ids.append(game.game_id)
@@ -164,13 +164,13 @@ def test_the_listing_indexes_are_rebuilt_from_games_on_every_master(
 ) -> None:
     service = GameService(connection.events, connection.snapshots, {"pile": PILE})
     for n in range(9):
-        service.create_game("pile", ["a", "b"], {}, n, meta(None, "admin"))
-    listed = service.list_games(limit=50)
-    by_status = service.list_games(kind="pile", status="active", limit=50)
+        service.commands.create_game("pile", ["a", "b"], {}, n, meta(None, "admin"))
+    listed = service.queries.list_games(limit=50)
+    by_status = service.queries.list_games(kind="pile", status="active", limit=50)
     client = cluster_client(connection)
     for key in list(client.scan_iter(match=f"{key_prefix}:games*")):
         client.delete(key)  # lost
-    assert service.list_games() == ([], None)
+    assert service.queries.list_games() == ([], None)
     assert connection.events.rebuild_index() == 9
-    assert service.list_games(limit=50) == listed
-    assert service.list_games(kind="pile", status="active", limit=50) == by_status
+    assert service.queries.list_games(limit=50) == listed
+    assert service.queries.list_games(kind="pile", status="active", limit=50) == by_status

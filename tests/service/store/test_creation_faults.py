@@ -54,7 +54,7 @@ def test_kills_during_creations_leave_only_acknowledged_listed_games_with_tokens
             while time.monotonic() < deadline:  # retry with the same key until it lands
                 meta = CommandMeta(command_id=f"c{n}", actor="system", seat=None)
                 try:
-                    created = service.create_seated_game(
+                    created = service.commands.create_seated_game(
                         kind, ["Ann", "Bob", "Cy"][: 2 + n % 2], {}, None, meta, key
                     )
                 except StoreUnavailable:
@@ -90,10 +90,10 @@ def test_kills_during_creations_leave_only_acknowledged_listed_games_with_tokens
         }
         assert existing == set(acknowledged)
         # Each is listed exactly once, under its kind and status too; tokens work.
-        listed, _ = service.list_games(limit=200)
+        listed, _ = service.queries.list_games(limit=200)
         assert sorted(g.game_id for g in listed) == sorted(acknowledged)
         for kind in ("board", "cards"):
-            by_kind, _ = service.list_games(kind=kind, status="active", limit=200)
+            by_kind, _ = service.queries.list_games(kind=kind, status="active", limit=200)
             assert sorted(g.game_id for g in by_kind) == sorted(
                 g for g, (k, _) in acknowledged.items() if k == kind
             )

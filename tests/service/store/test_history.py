@@ -63,7 +63,7 @@ def services(backend: Backend) -> tuple[GameService, GameService, Recorder]:
 
 
 def take(service: GameService, game_id: str, seat: int, version: int | None) -> int:
-    outcome = service.handle(
+    outcome = service.commands.handle(
         game_id,
         {"type": "TakeCounters", "count": 1},
         meta=meta(seat),
@@ -75,7 +75,7 @@ def take(service: GameService, game_id: str, seat: int, version: int | None) -> 
 def test_a_stale_copy_reads_only_the_events_it_lacks(backend: Backend) -> None:
     # Given: a game that the second process has in its cache, then played on by the first
     first, second, recorder = services(backend)
-    game_id = first.create_game(
+    game_id = first.commands.create_game(
         "pile", ["a", "b"], {"max_take": 1}, 11, meta(None, "admin")
     ).game_id
     version = take(second, game_id, 0, None)  # second loads it (its cache now holds it)
@@ -92,23 +92,25 @@ def test_a_stale_copy_reads_only_the_events_it_lacks(backend: Backend) -> None:
     # the start), and the state is the fold of the whole log
     assert recorder.paths == ["catch_up", "catch_up"]
     assert recorder.loads == ["catch_up", "catch_up"]
-    loaded = first.load(game_id)
-    assert loaded.version == version == second.load(game_id).version
-    logged: list[Any] = [e.event for e in first.events(game_id)]
+    loaded = first.repository.get(game_id)
+    assert loaded.version == version == second.repository.get(game_id).version
+    logged: list[Any] = [e.event for e in first.queries.events(game_id)]
     folded = PILE.fold(logged)
     assert PILE.dump_position(second.repository.cached(game_id).state) == PILE.dump_position(  # type: ignore[union-attr]
         folded
     )
-    assert second.game_info(game_id).version == version
+    assert second.queries.game_info(game_id).version == version
 
 
 def test_a_catch_up_across_a_revert_and_the_end_of_the_game(backend: Backend) -> None:
     # Given: a game the second process has cached; the first reverts it and plays on
     first, second, recorder = services(backend)
-    game_id = first.create_game("pile", ["a", "b"], {"max_take": 1}, 5, meta(None, "admin")).game_id
+    game_id = first.commands.create_game(
+        "pile", ["a", "b"], {"max_take": 1}, 5, meta(None, "admin")
+    ).game_id
     start = take(second, game_id, 0, None)
     version = take(first, game_id, 1, start)
-    version = first.revert(
+    version = first.undo.revert(
         game_id,
         start,
         reason="misclick",
@@ -120,8 +122,8 @@ def test_a_catch_up_across_a_revert_and_the_end_of_the_game(backend: Backend) ->
     recorder.paths.clear()
     # When: both processes play on, alternately, until the game is over
     last = second
-    while first.game_info(game_id).status == "active":
-        seat = first.load(game_id).state.next_seat
+    while first.queries.game_info(game_id).status == "active":
+        seat = first.repository.get(game_id).state.next_seat
         last = (second, first)[version % 2]
         version = take(last, game_id, seat, version)
     # Then: the second's copies caught up through the revert, and the copy of the process
@@ -130,7 +132,7 @@ def test_a_catch_up_across_a_revert_and_the_end_of_the_game(backend: Backend) ->
     cached = last.repository.cached(game_id)
     assert cached is not None and cached.version == version
     assert cached.info.status == "over"
-    assert cached.info.reverts == first.game_info(game_id).reverts
+    assert cached.info.reverts == first.queries.game_info(game_id).reverts
     assert len(cached.info.reverts or ()) == 1
     assert PILE.dump_position(cached.state) == PILE.dump_position(
         first.repository.state_at(game_id, PILE, version)
@@ -233,21 +235,23 @@ def test_games_stored_with_the_old_full_metadata_still_load(backend: Backend) ->
     }
     backend.events.append(game_id, raw, 0, info=info)
     # When: it is loaded, played on and read back
-    loaded = service.load(game_id)
+    loaded = service.repository.get(game_id)
     assert loaded.version == len(start)
-    outcome = service.handle(
+    outcome = service.commands.handle(
         game_id,
         {"type": "TakeCounters", "count": 1},
         meta=CommandMeta(uuid.uuid4().hex, "seat:0", 0),
     )
-    events = service.events(game_id)
+    events = service.queries.events(game_id)
     # Then: the old events read exactly as stored, the new one in full too
     assert [e.metadata for e in events[: len(start)]] == old_meta
     assert events[-1].metadata == outcome.events[0].metadata
     # the audit fields, and the record's: its link, its command and its rule trail
     assert set(events[-1].metadata) == {*AUDIT_FIELDS, "hash", "command", "rules"}
     logged: list[Any] = [e.event for e in events]
-    assert PILE.dump_position(service.load(game_id).state) == PILE.dump_position(PILE.fold(logged))
+    assert PILE.dump_position(service.repository.get(game_id).state) == PILE.dump_position(
+        PILE.fold(logged)
+    )
 
 
 def test_version_3_keeps_the_games_record_apart_and_reads_version_2s_extras() -> None:
@@ -319,11 +323,11 @@ def test_games_stored_with_version_2_metadata_load_and_compute_their_head(
     }
     backend.events.append(game_id, raw, 0, info=info)
     # When: it is loaded and its head is asked for
-    loaded = service.load(game_id)
+    loaded = service.repository.get(game_id)
     head = service.repository.head_of(loaded)
     # Then: the head is the stored link (lifted out of the extras) or, where none was
     # stored, the link computed over the decoded events from the genesis
-    events = service.events(game_id)
+    events = service.queries.events(game_id)
     assert [e.metadata["command_id"] for e in events] == [command_id] * len(start)
     assert [e.metadata["recorded_at"] for e in events] == [
         "2025-01-02T03:04:05.000006+00:00"
@@ -341,7 +345,7 @@ def test_games_stored_with_version_2_metadata_load_and_compute_their_head(
         assert loaded.head is None  # not stored: computed when asked
         assert "hash" not in events[0].metadata
     # and a command appended now links to that head, stored as version 3
-    outcome = service.handle(
+    outcome = service.commands.handle(
         game_id,
         {"type": "TakeCounters", "count": 1},
         meta=CommandMeta(uuid.uuid4().hex, "seat:0", 0),
@@ -350,8 +354,8 @@ def test_games_stored_with_version_2_metadata_load_and_compute_their_head(
     stored_now = backend.events.read(game_id, len(start))[0].metadata
     assert stored_now["v"] == METADATA_VERSION == 3 and "h" in stored_now
     assert decode_metadata(stored_now)[chain.HASH_KEY] == appended[chain.HASH_KEY]
-    new = service.events(game_id, after_version=len(start))[0]
+    new = service.queries.events(game_id, after_version=len(start))[0]
     assert appended[chain.HASH_KEY] == chain.link_of(
         head, new.version, new.type, new.schema_version, new.metadata, new.data
     )
-    assert service.load(game_id).head == appended[chain.HASH_KEY]
+    assert service.repository.get(game_id).head == appended[chain.HASH_KEY]

@@ -29,7 +29,7 @@ THREADS = 8
 
 def open_game(service: GameService, seats: int = 3, open_seats: tuple[int, ...] = (1, 2)) -> str:
     names = [f"p{n}" if n not in open_seats else f"Open seat {n}" for n in range(seats)]
-    created = service.create_seated_game(
+    created = service.commands.create_seated_game(
         "pile", names, {}, 7, meta(None, "admin"), open_seats=open_seats
     )
     assert [t is None for t in created.tokens] == [n in open_seats for n in range(seats)]
@@ -60,68 +60,71 @@ def race(count: int, attempt: Callable[[int], object]) -> tuple[list[object], li
 def test_a_game_with_open_seats_waits_for_its_claims(service: GameService) -> None:
     # given a game created with seats 1 and 2 open
     game_id = open_game(service)
-    game = service.load(game_id)
+    game = service.repository.get(game_id)
     assert (game.info.status, game.info.open_seats) == ("open", (1, 2))
     version = game.version
     # when the named seat sends a command, then it is refused and nothing is stored
     with pytest.raises(GameNotStarted) as refused:
-        service.handle(game_id, TakeCounters(0, 1), meta=meta(0))
+        service.commands.handle(game_id, TakeCounters(0, 1), meta=meta(0))
     assert refused.value.open_seats == (1, 2)
-    assert service.load(game_id).version == version
+    assert service.repository.get(game_id).version == version
     # when both open seats are claimed, then the game starts and accepts commands
-    first = service.claim_seat(game_id, 1, "Bea", claim_meta(None, 1))
+    first = service.lobby.claim(game_id, 1, "Bea", claim_meta(None, 1))
     assert first.game.info.status == "open" and first.game.info.open_seats == (2,)
-    second = service.claim_seat(game_id, 2, "Cyd", claim_meta("req-42", 2))
+    second = service.lobby.claim(game_id, 2, "Cyd", claim_meta("req-42", 2))
     started = second.game
     assert (started.info.status, started.info.open_seats) == ("active", ())
     assert started.info.start_version == started.version == version + 2
     # the claims are events of the stream, the new names are in the state and the info
-    events = service.events(game_id, after_version=version)
+    events = service.queries.events(game_id, after_version=version)
     assert [e.event for e in events] == [SeatClaimed(1, "Bea"), SeatClaimed(2, "Cyd")]
     assert events[1].metadata["correlation_id"] == "req-42"
     assert events[1].metadata["actor"] == "seat:2"
     reloaded = service.repository.at(service.repository.record(game_id), started.version)
     assert reloaded.state.seats == ("p0", "Bea", "Cyd")
-    assert service.game_info(game_id).seat_names == ("p0", "Bea", "Cyd")
-    assert service.handle(game_id, TakeCounters(0, 1), meta=meta(0)).game.version > version + 2
+    assert service.queries.game_info(game_id).seat_names == ("p0", "Bea", "Cyd")
+    assert (
+        service.commands.handle(game_id, TakeCounters(0, 1), meta=meta(0)).game.version
+        > version + 2
+    )
 
 
 def test_the_claimed_token_stands_for_its_seat(service: GameService, backend: Backend) -> None:
     game_id = open_game(service)
-    claimed = service.claim_seat(game_id, 2, "Cyd", claim_meta(None, 2))
+    claimed = service.lobby.claim(game_id, 2, "Cyd", claim_meta(None, 2))
     assert backend.tokens.seat_of(game_id, hash_token(claimed.token)) == 2
     assert backend.tokens.seat_of(game_id, hash_token(claimed.token + "x")) is None
 
 
 def test_a_seat_is_claimed_once(service: GameService) -> None:
     game_id = open_game(service)
-    service.claim_seat(game_id, 1, "Bea", claim_meta(None, 1))
-    version = service.load(game_id).version
+    service.lobby.claim(game_id, 1, "Bea", claim_meta(None, 1))
+    version = service.repository.get(game_id).version
     with pytest.raises(SeatNotOpen):  # claimed already
-        service.claim_seat(game_id, 1, "Eve", claim_meta(None, 1))
+        service.lobby.claim(game_id, 1, "Eve", claim_meta(None, 1))
     with pytest.raises(SeatNotOpen):  # named at creation
-        service.claim_seat(game_id, 0, "Eve", claim_meta(None, 0))
+        service.lobby.claim(game_id, 0, "Eve", claim_meta(None, 0))
     with pytest.raises(SeatNotFound):
-        service.claim_seat(game_id, 3, "Eve", claim_meta(None, 3))
-    assert service.load(game_id).version == version
+        service.lobby.claim(game_id, 3, "Eve", claim_meta(None, 3))
+    assert service.repository.get(game_id).version == version
 
 
 def test_racing_claims_of_one_seat_leave_one_winner(service: GameService, backend: Backend) -> None:
     # given an open seat; when 8 threads claim it at once under different names
     game_id = open_game(service)
-    version = service.load(game_id).version
+    version = service.repository.get(game_id).version
     results, errors = race(
-        THREADS, lambda n: service.claim_seat(game_id, 1, f"racer{n}", claim_meta(None, 1))
+        THREADS, lambda n: service.lobby.claim(game_id, 1, f"racer{n}", claim_meta(None, 1))
     )
     # then one claim won and every other was told the seat is not open
     assert len(results) == 1 and len(errors) == THREADS - 1
     assert all(isinstance(e, SeatNotOpen) for e in errors), errors
     winner = results[0]
     assert isinstance(winner, ClaimedSeat)
-    events = service.events(game_id, after_version=version)
+    events = service.queries.events(game_id, after_version=version)
     assert len(events) == 1 and isinstance(events[0].event, SeatClaimed)
     name = events[0].event.name
-    assert service.game_info(game_id).seat_names[1] == name
+    assert service.queries.game_info(game_id).seat_names[1] == name
     # only the winner's token stands for the seat
     assert backend.tokens.seat_of(game_id, hash_token(winner.token)) == 1
 
@@ -131,42 +134,42 @@ def test_racing_claims_of_different_seats_all_succeed(service: GameService) -> N
     game_id = open_game(service, seats=4, open_seats=(1, 2, 3))
     # when they are claimed at the same moment, then each claim retries until it lands
     results, errors = race(
-        3, lambda n: service.claim_seat(game_id, n + 1, f"c{n}", claim_meta(None, n + 1))
+        3, lambda n: service.lobby.claim(game_id, n + 1, f"c{n}", claim_meta(None, n + 1))
     )
     assert errors == [] and len(results) == 3
-    info = service.game_info(game_id)
+    info = service.queries.game_info(game_id)
     assert (info.status, info.open_seats) == ("active", ())
     assert info.seat_names == ("p0", "c0", "c1", "c2")
 
 
 def test_a_claim_retried_with_its_key_answers_the_same_token(service: GameService) -> None:
     game_id = open_game(service)
-    first = service.claim_seat(game_id, 1, "Bea", claim_meta(None, 1), "claim-key-1")
-    again = service.claim_seat(game_id, 1, "Bea", claim_meta(None, 1), "claim-key-1")
+    first = service.lobby.claim(game_id, 1, "Bea", claim_meta(None, 1), "claim-key-1")
+    again = service.lobby.claim(game_id, 1, "Bea", claim_meta(None, 1), "claim-key-1")
     assert (first.replayed, again.replayed) == (False, True)
     assert again.token == first.token and again.game.version == first.game.version
     # the same key for another claim is refused
     with pytest.raises(IdempotencyConflict):
-        service.claim_seat(game_id, 2, "Cyd", claim_meta(None, 2), "claim-key-1")
-    assert service.game_info(game_id).open_seats == (2,)
+        service.lobby.claim(game_id, 2, "Cyd", claim_meta(None, 2), "claim-key-1")
+    assert service.queries.game_info(game_id).open_seats == (2,)
 
 
 def test_racing_retries_of_one_claim_answer_one_token(service: GameService) -> None:
     game_id = open_game(service)
     results, errors = race(
-        4, lambda n: service.claim_seat(game_id, 1, "Bea", claim_meta(None, 1), "same-key")
+        4, lambda n: service.lobby.claim(game_id, 1, "Bea", claim_meta(None, 1), "same-key")
     )
     assert errors == []
     assert len({r.token for r in results if isinstance(r, ClaimedSeat)}) == 1 == len(results) // 4
-    assert service.game_info(game_id).open_seats == (2,)
+    assert service.queries.game_info(game_id).open_seats == (2,)
 
 
 def test_no_undo_reaches_before_the_start(service: GameService) -> None:
     game_id = open_game(service, seats=2, open_seats=(1,))
-    claimed = service.claim_seat(game_id, 1, "Bea", claim_meta(None, 1))
+    claimed = service.lobby.claim(game_id, 1, "Bea", claim_meta(None, 1))
     assert claimed.game.info.start_version == claimed.game.version
-    service.handle(game_id, TakeCounters(0, 1), meta=meta(0))
-    game = service.load(game_id)
+    service.commands.handle(game_id, TakeCounters(0, 1), meta=meta(0))
+    game = service.repository.get(game_id)
     with pytest.raises(RevertNotAllowed):
         service.undo.check_revert_target(game, claimed.game.version - 1)
     service.undo.check_revert_target(game, claimed.game.version)
@@ -183,10 +186,10 @@ def test_a_process_whose_copy_is_still_open_accepts_commands_once_another_starte
     game_id = open_game(first, seats=2, open_seats=(1,))
     # the first keeps a copy of the open game (a refused command loaded it)
     with pytest.raises(GameNotStarted):
-        first.handle(game_id, TakeCounters(0, 1), meta=meta(0))
+        first.commands.handle(game_id, TakeCounters(0, 1), meta=meta(0))
     assert first.repository.cached(game_id) is not None
     # when the second process takes the claim that starts the game
-    second.claim_seat(game_id, 1, "Bea", claim_meta(None, 1))
+    second.lobby.claim(game_id, 1, "Bea", claim_meta(None, 1))
     # then the first, on its stale copy, still accepts the next command
-    outcome = first.handle(game_id, TakeCounters(0, 1), meta=meta(0))
+    outcome = first.commands.handle(game_id, TakeCounters(0, 1), meta=meta(0))
     assert outcome.game.info.status == "active"

@@ -1,6 +1,6 @@
 """Snapshots, time travel and reverts on random games of every game, through the service.
 
-A random game is played through ``GameService.handle`` (commands as client JSON),
+A random game is played through ``CommandHandler.handle`` (commands as client JSON),
 with occasional reverts to an earlier command boundary, while a model keeps the
 state after every version step by step (a revert to k copies the model's state
 at k). Then: the state loaded through snapshots, through a full fold without
@@ -54,9 +54,9 @@ def play(
 ) -> Course:
     rng = random.Random(seed)
     names = [f"player {n + 1}" for n in range(seats)]
-    game = service.create_game(rules.kind, names, {}, seed, meta(None, "admin"))
+    game = service.commands.create_game(rules.kind, names, {}, seed, meta(None, "admin"))
     course = Course(game.game_id, model=[None])
-    for stored in service.events(game.game_id):
+    for stored in service.queries.events(game.game_id):
         course.model.append(rules.evolve(course.model[-1], stored.event))
     course.boundaries.append(game.version)
     state = game.state
@@ -66,7 +66,7 @@ def play(
         version = len(course.model) - 1
         if len(course.boundaries) > 1 and rng.random() < revert_chance:
             target = rng.choice(course.boundaries[-8:-1])
-            outcome = service.revert(
+            outcome = service.undo.revert(
                 course.game_id, target, reason="test", requested_by="admin", approved_by=(),
                 meta=meta(None, "admin"), expected_version=version,
             )  # fmt: skip
@@ -74,7 +74,7 @@ def play(
             course.reverts += 1
         else:
             command = choose_command(rules, state, rng)
-            outcome = service.handle(
+            outcome = service.commands.handle(
                 course.game_id,
                 rules.commands.to_json(command),
                 meta=meta(command.seat),
@@ -96,27 +96,27 @@ def check_course(
     game_id = course.game_id
     last = len(course.model) - 1
     # Through snapshots == step by step.
-    loaded = service.load(game_id)
+    loaded = service.repository.get(game_id)
     assert loaded.version == last
     assert dump(loaded.state) == dump(course.model[last])
-    assert service.check_snapshots(game_id) == []
+    assert service.queries.check_snapshots(game_id) == []
     # Full fold of the stored events, without snapshots == step by step.
-    stored = service.events(game_id)
+    stored = service.queries.events(game_id)
     folded, version = replay(rules, stored)
     assert version == last
     assert dump(folded) == dump(course.model[last])
     no_cache = GameService(backend.events, None, {rules.kind: rules})
-    assert dump(no_cache.load(game_id).state) == dump(course.model[last])
+    assert dump(no_cache.repository.get(game_id).state) == dump(course.model[last])
     # Time travel: the state at v is the fold of the first v events.
     rng = random.Random(last)
     sample = sorted({1, last, *rng.sample(range(1, last + 1), min(last, 25))})
     for v in sample:
         expected = dump(course.model[v])
-        assert dump(service.load_at(game_id, v).state) == expected, f"at v{v}"
+        assert dump(service.repository.get_at(game_id, v).state) == expected, f"at v{v}"
         assert dump(replay(rules, stored[:v])[0]) == expected, f"fold of first {v}"
     # Dropping the cache changes nothing.
     backend.snapshots.delete(game_id)
-    assert dump(service.load(game_id).state) == dump(course.model[last])
+    assert dump(service.repository.get(game_id).state) == dump(course.model[last])
 
 
 @settings(
@@ -151,7 +151,7 @@ def test_random_games_of_both_games(backend: Backend, kind: str, seed: int, seat
     check_course(service, backend, rules, course)
     if course.reverts == 0:  # make sure every game exercises a revert at least once
         target = course.boundaries[len(course.boundaries) // 2]
-        outcome = service.revert(
+        outcome = service.undo.revert(
             course.game_id, target, reason="audit", requested_by="admin", approved_by=(),
             meta=meta(None, "admin"), expected_version=None,
         )  # fmt: skip

@@ -31,9 +31,11 @@ def redis_service(redis_client: redis.Redis, key_prefix: str) -> GameService:
 def test_every_key_of_a_game_lies_in_one_cluster_slot(
     redis_service: GameService, redis_client: redis.Redis, key_prefix: str
 ) -> None:
-    game = redis_service.create_game("pile", ["a", "b"], {}, 3, meta(None, "admin"), game_id="g7")
+    game = redis_service.commands.create_game(
+        "pile", ["a", "b"], {}, 3, meta(None, "admin"), game_id="g7"
+    )
     for seat in (0, 1, 0):
-        redis_service.handle(
+        redis_service.commands.handle(
             "g7", {"type": "TakeCounters", "count": 1}, meta=meta(seat), idempotency_key=f"k{seat}"
         )
     keys = sorted(str(k) for k in redis_client.scan_iter(match=f"{key_prefix}:*"))
@@ -52,8 +54,8 @@ def test_every_key_of_a_game_lies_in_one_cluster_slot(
 def test_idempotency_records_are_kept_at_least_a_day(
     redis_service: GameService, redis_client: redis.Redis, key_prefix: str
 ) -> None:
-    redis_service.create_game("pile", ["a", "b"], {}, 3, meta(None, "admin"), game_id="g8")
-    redis_service.handle(
+    redis_service.commands.create_game("pile", ["a", "b"], {}, 3, meta(None, "admin"), game_id="g8")
+    redis_service.commands.handle(
         "g8", {"type": "TakeCounters", "count": 1}, meta=meta(0), idempotency_key="day"
     )
     (key,) = redis_client.scan_iter(match=f"{key_prefix}:{{g8}}:idem:*")
@@ -101,11 +103,13 @@ def test_the_game_index_can_be_rebuilt_from_the_games(
     redis_service: GameService, redis_client: redis.Redis, key_prefix: str
 ) -> None:
     for n in range(3):
-        redis_service.create_game("pile", ["a", "b"], {}, n, meta(None, "admin"), game_id=f"r{n}")
-    listed = redis_service.list_games()
+        redis_service.commands.create_game(
+            "pile", ["a", "b"], {}, n, meta(None, "admin"), game_id=f"r{n}"
+        )
+    listed = redis_service.queries.list_games()
     redis_client.delete(f"{key_prefix}:games")  # lost, e.g. written after a crash
-    assert redis_service.list_games() == ([], None)
+    assert redis_service.queries.list_games() == ([], None)
     store = redis_service.store
     assert isinstance(store, RedisEventStore)
     assert store.rebuild_index() == 3
-    assert redis_service.list_games() == listed
+    assert redis_service.queries.list_games() == listed
