@@ -228,6 +228,85 @@ def test_a_lone_surrogate_in_a_command_is_a_400(api: Api, client: FlaskClient) -
     assert _state(client, game) == before
 
 
+# --- duplicate keys (issue 21, point 9): refused, never "the last one wins" -----------
+
+# Raw JSON texts whose objects name a key twice, and the path the problem must name.
+DUPLICATE_KEY_CREATIONS = [
+    ('{"kind": "cards", "seats": ["Ann", "Bob"], "kind": "board"}', "kind"),
+    ('{"kind": "board", "seats": ["Ann", "Bob"], "seats": ["Cy", "Di"]}', "seats"),
+    ('{"kind": "board", "k\\u0069nd": "cards", "seats": ["Ann", "Bob"]}', "kind"),  # escaped
+    (
+        '{"kind": "board", "seats": ["Ann", {"type": "open", "name": "A", "name": "B"}]}',
+        "seats[1].name",
+    ),
+    (
+        '{"kind": "cards", "seats": ["Ann", "Bob"],'
+        ' "options": {"allow_withdraw": true, "allow_withdraw": false}}',
+        "options.allow_withdraw",
+    ),
+    (
+        '{"kind": "board", "seats": ["Ann", "Bob"], "options": {"x": [{"y": 1, "y": 1}]}}',
+        "options.x[0].y",
+    ),
+]
+
+
+@pytest.mark.parametrize(("raw", "field"), DUPLICATE_KEY_CREATIONS)
+def test_a_creation_naming_a_key_twice_is_a_400_naming_the_key_and_creates_nothing(
+    client: FlaskClient, raw: str, field: str
+) -> None:
+    # given the games there are
+    before = client.get("/games").get_json()["items"]
+    # when a creation names a key twice in one object (the last one used to win)
+    found = problem(_post_raw(client, "/games", raw, {}), 400)
+    # then the problem names the key by its path, and no game is created
+    assert found["field"] == field
+    assert repr(field.rpartition(".")[2]) in found["detail"]
+    assert client.get("/games").get_json()["items"] == before
+
+
+def test_a_repeated_key_is_found_in_a_utf16_body_too(client: FlaskClient) -> None:
+    raw = DUPLICATE_KEY_CREATIONS[0][0]
+    before = client.get("/games").get_json()["items"]
+    response = client.post("/games", data=raw.encode("utf-16"), content_type="application/json")
+    assert problem(response, 400)["field"] == "kind"
+    assert client.get("/games").get_json()["items"] == before
+
+
+def test_a_command_naming_at_twice_is_a_400_and_appends_nothing(
+    api: Api, client: FlaskClient
+) -> None:
+    # given a board game and a legal tile placement of the awaited seat
+    game = api.create("board", 2, seed=7)
+    seat = api.awaited(game)[0]
+    move = next(c for c in api.legal(game, seat) if c["type"] == "PlaceTile")
+    before = _state(client, game)
+    at = json.dumps(move["at"])
+    # when the command names "at" twice, both times with that legal square
+    raw = f'{{"type": "PlaceTile", "colour": "{move["colour"]}", "at": {at}, "at": {at}}}'
+    headers = {**game.seat(seat), "If-Match": f'"{before[0]}"'}
+    found = problem(_post_raw(client, f"/games/{game.game_id}/commands", raw, headers), 400)
+    # then it is refused naming the key, and the game's version and state are unchanged
+    assert found["field"] == "at"
+    assert "'at'" in found["detail"]
+    assert _state(client, game) == before
+    # and the same command without the repeat is played
+    assert api.command(game, seat, move).status_code == 200
+
+
+def test_an_undo_request_naming_reason_twice_is_a_400(api: Api, client: FlaskClient) -> None:
+    game = _undoable(api)
+    before = _state(client, game)
+    headers = {**game.seat(0), "If-Match": f'"{before[0]}"'}
+    raw = '{"to_version": 2, "reason": "oops", "reason": "other"}'
+
+    found = problem(_post_raw(client, f"/games/{game.game_id}/undo-requests", raw, headers), 400)
+
+    assert found["field"] == "reason"
+    assert _state(client, game) == before
+    assert client.get(f"/games/{game.game_id}/undo-requests").get_json()["items"] == []
+
+
 def _undoable(api: Api) -> Game:
     """A board game with one command played (an undo to its setup version is valid)."""
     game = api.create("board", 2, seed=7)
