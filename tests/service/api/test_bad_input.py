@@ -107,6 +107,15 @@ SEAT_NAMES_REFUSED = [
     "tag\U000e0041",  # an invisible tag character
     "   ",  # only spaces
     "\u3000",  # only an ideographic space
+    # issue 21, point 10: looks blank, judged by Unicode properties (service.text)
+    "\u3164",  # Hangul filler (a letter, but default-ignorable)
+    "\u115f\u115f",  # Hangul choseong filler
+    "\u2800",  # Braille pattern blank
+    "\ufe0f",  # variation selector-16 alone
+    "\ufffc",  # object replacement character
+    "\ue000\uf8ff",  # private use
+    "\U000f0000",  # private use, plane 15
+    "a" + "\u0301" * 39,  # one letter under 39 combining marks
 ]
 
 
@@ -123,6 +132,12 @@ def test_a_seat_name_with_control_bidi_or_invisible_characters_is_refused(
 
 
 SEAT_NAMES_ACCEPTED = [
+    "Szőke Árpád",
+    "Jürgen Weiß",
+    "Niccolò",
+    "山田太郎",
+    "🏳\ufe0f\u200d🌈",
+    "1\ufe0f\u20e3",
     "Zoë",
     "Ζωή",
     "علي",
@@ -139,6 +154,43 @@ def test_visible_unicode_names_are_kept_as_sent(client: FlaskClient) -> None:
         response = client.post("/games", json={"kind": "board", "seats": [first, second]})
         assert response.status_code == 201, response.get_json()
         assert [s["name"] for s in response.get_json()["seats"]] == [first, second]
+
+
+BLANK_LOOKING = ["\u3164", "\u2800", "\ufffc\ufe0f", "\ue000", "x" + "\u0308" * 5]
+
+
+@pytest.mark.parametrize("name", BLANK_LOOKING, ids=[repr(n) for n in BLANK_LOOKING])
+@pytest.mark.parametrize(
+    ("seat", "field"),
+    [
+        ({"type": "human", "name": "{name}"}, "seats[1].name"),
+        ({"type": "open", "name": "{name}"}, "seats[1].name"),
+        ({"bot": "random", "name": "{name}"}, "seats[1].name"),
+    ],
+    ids=["human", "open", "bot"],
+)
+def test_every_seat_name_field_refuses_a_name_that_looks_blank(
+    client: FlaskClient, name: str, seat: dict[str, str], field: str
+) -> None:
+    # given the games there are; when a seat of any kind is named with blank-looking text
+    before = client.get("/games").get_json()["items"]
+    spec = {key: value.replace("{name}", name) for key, value in seat.items()}
+    found = problem(client.post("/games", json={"kind": "board", "seats": ["Ann", spec]}), 422)
+    # then the seat's name is refused, and no game is created
+    assert found["field"] == field
+    assert client.get("/games").get_json()["items"] == before
+
+
+@pytest.mark.parametrize("name", BLANK_LOOKING, ids=[repr(n) for n in BLANK_LOOKING])
+def test_a_claim_with_a_name_that_looks_blank_is_refused(client: FlaskClient, name: str) -> None:
+    created = client.post("/games", json={"kind": "board", "seats": ["Ann", {"type": "open"}]})
+    game_id = created.get_json()["game"]["game_id"]
+    url = f"/games/{game_id}/seats/1/claim"
+
+    found = problem(client.post(url, json={"name": name}), 422)
+
+    assert found["field"] == "name"
+    assert client.post(url, json={"name": "Gárdonyi Géza"}).status_code == 201
 
 
 CREATIONS_REFUSED: list[tuple[dict[str, Any], str]] = [
@@ -327,6 +379,9 @@ UNDO_REFUSED: list[tuple[str, int, str]] = [
     ('{"to_version": 2, "reason": "\\u202eoops"}', 422, "reason"),
     ('{"to_version": 2, "reason": "\\u2067oops"}', 422, "reason"),
     ('{"to_version": 2, "reason": " "}', 422, "reason"),
+    ('{"to_version": 2, "reason": "\\u3164"}', 422, "reason"),  # a Hangul filler alone
+    ('{"to_version": 2, "reason": "\\u2800\\u2800"}', 422, "reason"),  # Braille blanks
+    ('{"to_version": 2, "reason": "no' + "\\u0301" * 5 + '"}', 422, "reason"),  # stacked
     ('{"to_version": 2, "reason": "\\ud800"}', 400, "reason"),
 ]
 
