@@ -15,12 +15,13 @@ def test_a_version_2_card_snapshot_agrees_with_the_full_fold() -> None:
     # given a card game with snapshots, each rewritten as position format version 2 wrote it
     events, snapshots = InMemoryEventStore(), InMemorySnapshotStore()
     service = GameService(events, snapshots, {"cards": RULES}, snapshot_every=4)
-    game_id = service.create_game("cards", ["Ann", "Bob"], {}, 11, meta(None, "admin")).game_id
+    admin = meta(None, "admin")
+    game_id = service.commands.create_game("cards", ["Ann", "Bob"], {}, 11, admin).game_id
     for _ in range(12):
-        state = service.load(game_id).state
+        state = service.repository.get(game_id).state
         seat = next(iter(RULES.awaited(state)))
         command = next(iter(RULES.legal_commands(state, seat)))
-        service.handle(game_id, RULES.commands.to_json(command), meta=meta(seat))
+        service.commands.handle(game_id, RULES.commands.to_json(command), meta=meta(seat))
     versions = snapshots.versions(game_id)
     assert versions, "snapshot_every=4 should have written some"
     for version in versions:
@@ -31,7 +32,7 @@ def test_a_version_2_card_snapshot_agrees_with_the_full_fold() -> None:
         snapshots.put(game_id, Snapshot(version, old))
 
     # when the snapshots are audited against a full fold, and the game is loaded
-    mismatches = service.check_snapshots(game_id)
+    mismatches = service.queries.check_snapshots(game_id)
     loaded = GameService(events, snapshots, {"cards": RULES}, snapshot_every=4).load(game_id)
     folded = GameService(events, None, {"cards": RULES}).load(game_id)
 
