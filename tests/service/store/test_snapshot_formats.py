@@ -33,8 +33,10 @@ def test_a_version_2_card_snapshot_agrees_with_the_full_fold() -> None:
 
     # when the snapshots are audited against a full fold, and the game is loaded
     mismatches = service.queries.check_snapshots(game_id)
-    loaded = GameService(events, snapshots, {"cards": RULES}, snapshot_every=4).load(game_id)
-    folded = GameService(events, None, {"cards": RULES}).load(game_id)
+    loaded = GameService(events, snapshots, {"cards": RULES}, snapshot_every=4).repository.get(
+        game_id
+    )
+    folded = GameService(events, None, {"cards": RULES}).repository.get(game_id)
 
     # then none differs, and the game loaded from them is the folded one
     assert mismatches == []
