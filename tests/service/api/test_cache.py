@@ -20,7 +20,7 @@ def test_two_processes_alternating_on_one_game_see_every_move(
         {"REDIS_URL": redis_url, "TIGRIS_KEY_PREFIX": key_prefix, "TIGRIS_ADMIN_TOKEN": ADMIN_TOKEN}
     )
     other.test_client_class = ContractClient
-    assert app.extensions[EXTENSION].games.cache_size > 0
+    assert app.extensions[EXTENSION].games.repository.cache.size > 0
     first, second = Api(app.test_client()), Api(other.test_client())
     game = first.create("board", 3)
     rng = random.Random(9)

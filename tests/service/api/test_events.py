@@ -182,7 +182,7 @@ def test_a_page_after_an_undo_reads_only_its_own_events(
         page = client.get(f"/games/{game.game_id}/events?after={target}&limit=10", headers=headers)
         # then only that page is read, plus at most one snapshot interval to fold from
         assert page.status_code == 200 and len(page.get_json()["items"]) == 10
-        assert sum(read) <= 10 + games.snapshot_every, read
+        assert sum(read) <= 10 + games.repository.snapshot_every, read
     # and what it shows is what the whole log showed for those versions
     items = {item["version"]: item for item in full.get_json()["items"]}
     assert page.get_json()["items"] == [items[target + n] for n in range(1, 11)]
