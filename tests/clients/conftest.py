@@ -20,6 +20,7 @@ SPEC = ROOT / "openapi.yaml"
 PACKAGE = "tigris_api_client"
 # The generator's settings (its content-type overrides), as docs/clients.md uses them.
 CONFIG = ROOT / "clients" / "python" / "openapi-python-client.yaml"
+DOCS = ROOT / "docs" / "clients.md"
 
 
 def generator_warnings(output: str) -> list[str]:
