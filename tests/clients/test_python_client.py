@@ -21,6 +21,7 @@ import yaml
 from domain.games import all_games
 from tests.clients.conftest import CONFIG, DOCS, SPEC, generate_python_client
 from tests.service.api.conftest import ADMIN_TOKEN, LiveServer
+from tests.service.api.contract import httpx_hooks
 
 GAMES = [("board", 2, 2026_11_24), ("cards", 2, 2026_11_25)]
 MAX_COMMANDS = 3000  # a bound on the loop: a random game of either kind ends well before
@@ -211,8 +212,10 @@ def test_a_generated_client_plays_a_whole_game(
     generated: ModuleType, live_server: LiveServer, kind: str, seats: int, seed: int
 ) -> None:
     client_cls = generated.AuthenticatedClient
-    anyone = generated.Client(base_url=live_server.url, raise_on_unexpected_status=True)
-    admin = client_cls(base_url=live_server.url, token=ADMIN_TOKEN)
+    # every answer the generated client gets is checked against openapi.yaml (httpx hooks)
+    checked = {"httpx_args": {"event_hooks": httpx_hooks()}}
+    anyone = generated.Client(base_url=live_server.url, raise_on_unexpected_status=True, **checked)
+    admin = client_cls(base_url=live_server.url, token=ADMIN_TOKEN, **checked)
     title = kind.capitalize()
 
     # given a seeded game created with every seat open (the admin may fix the seed)
@@ -244,7 +247,7 @@ def test_a_generated_client_plays_a_whole_game(
             201,
         )
         assert claimed.seat.seat == seat
-        players.append(client_cls(base_url=live_server.url, token=claimed.seat.token))
+        players.append(client_cls(base_url=live_server.url, token=claimed.seat.token, **checked))
     game = _ok(_api(generated, "games", "get_game").sync_detailed(game_id, client=anyone))
     assert game.status.value == "active"
     assert game_id not in {
