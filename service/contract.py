@@ -1,12 +1,14 @@
 """The typed part of the HTTP contract, generated from the domain.
 
-Every command and event of both games (their registries), the service's own events,
-the games' options records, and the state views, pending decisions and results that
-each game declares in its ``schemas.py`` become components of ``openapi.yaml``:
+Every command and event of every game on offer (their registrations, ``domain.games``),
+the service's own events, the games' options records, and the state views, pending
+decisions, results and redactions that each game's registration declares (``schemas``,
+``redacted``) become components of ``openapi.yaml``:
 
+- ``Kind``: the kinds of the games on offer.
 - ``<Kind>Command<Name>``: a command as a client sends it; ``<Kind>Command`` is the
   ``oneOf`` of a game's commands with a ``discriminator`` on ``type``; ``Command`` (the
-  body of ``POST /games/{game_id}/commands``) is ``anyOf`` the two: the game's kind
+  body of ``POST /games/{game_id}/commands``) is ``anyOf`` them: the game's kind
   (``GET /games/{game_id}``) selects the set, the body names one of its commands.
 - ``<Kind>Event<Name>Data`` (and ``…Redacted`` where a viewer may see less) and the
   envelope ``<Kind>Event<Name>``; ``Event`` is the ``oneOf`` of every envelope with a
@@ -23,17 +25,14 @@ that follows the marker line); ``--check`` exits 1 when the file is not up to da
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
 import yaml
 
-from domain.board import schemas as board_schemas
-from domain.board import views as board_views
-from domain.cards import schemas as cards_schemas
-from domain.cards import views as cards_views
 from domain.common.codec import JSON, TypeRegistry
+from domain.common.protocol import Redaction
 from domain.common.schema import (
     SHARED,
     command_schema,
@@ -42,27 +41,23 @@ from domain.common.schema import (
     ref,
     without,
 )
-from domain.games import all_games
+from domain.games import all_games, seat_range
 from service.events import SERVICE_EVENTS, SERVICE_KIND
 
 SPEC_PATH = Path(__file__).resolve().parents[1] / "openapi.yaml"
 MARKER = "    # --- generated from the domain by `python -m service.contract`: edit nothing below"
-
-_SHAPES: dict[str, dict[str, JSON]] = {
-    "board": board_schemas.SCHEMAS,
-    "cards": cards_schemas.SCHEMAS,
-}
-_REDACTED: dict[str, dict[str, tuple[tuple[str, ...], dict[str, str]]]] = {
-    "board": board_views.REDACTED,
-    "cards": cards_views.REDACTED,
-}
 
 
 def _title(kind: str) -> str:
     return kind[:1].upper() + kind[1:]
 
 
+def _last_seat() -> int:
+    return seat_range()[1] - 1
+
+
 def _envelope(type_name: str, data: JSON) -> JSON:
+    last = _last_seat()
     return {
         "type": "object",
         "required": [
@@ -84,11 +79,11 @@ def _envelope(type_name: str, data: JSON) -> JSON:
             "type": {"type": "string", "const": type_name},
             "actor": {
                 "type": "string",
-                "pattern": "^(seat:[0-3]|bot:[0-3]|clock|admin|system)$",
+                "pattern": f"^(seat:[0-{last}]|bot:[0-{last}]|clock|admin|system)$",
                 "description": "`seat:<n>`, `bot:<n>` (a bot seat's move), `clock` (a move for a "
                 "seat whose time ran out), `admin` or `system`.",
             },
-            "seat": {"type": ["integer", "null"], "minimum": 0, "maximum": 3},
+            "seat": {"type": ["integer", "null"], "minimum": 0, "maximum": last},
             "recorded_at": {"type": ["string", "null"]},
             "command_id": {"type": ["string", "null"]},
             "correlation_id": {
@@ -106,7 +101,7 @@ def _events(
     prefix: str,
     registry: TypeRegistry[Any],
     name_of: Callable[[type], str],
-    redacted: dict[str, tuple[tuple[str, ...], dict[str, str]]],
+    redacted: Mapping[str, Redaction],
 ) -> tuple[dict[str, JSON], dict[str, str]]:
     """Data and envelope schemas of a registry's events; ``{wire type: envelope name}``."""
     out: dict[str, JSON] = {}
@@ -153,7 +148,7 @@ def _legal_commands(kind: str, title: str) -> JSON:
         "properties": {
             "kind": {"type": "string", "const": kind},
             "version": {"type": "integer", "minimum": 1},
-            "seat": {"type": "integer", "minimum": 0, "maximum": 3},
+            "seat": {"type": "integer", "minimum": 0, "maximum": _last_seat()},
             "commands": {"type": "array", "items": ref(f"{title}Command")},
         },
     }
@@ -162,10 +157,12 @@ def _legal_commands(kind: str, title: str) -> JSON:
 def components() -> dict[str, JSON]:
     """Every generated component, by name, in a stable order."""
     out: dict[str, JSON] = dict(SHARED)
+    out["Kind"] = {"type": "string", "enum": list(all_games())}
     event_map: dict[str, str] = {}
     kinds: dict[str, str] = {}
     options: dict[str, str] = {}
-    for kind, rules in all_games().items():
+    games = all_games()
+    for kind, rules in games.items():
         title = _title(kind)
         kinds[kind] = title
 
@@ -189,10 +186,10 @@ def components() -> dict[str, JSON]:
             commands, "type", f"A command of the {kind} game, selected by its `type`."
         )
         out[f"{title}LegalCommands"] = _legal_commands(kind, title)
-        events, mapping = _events(kind, rules.events, name_of, _REDACTED[kind])
+        events, mapping = _events(kind, rules.events, name_of, rules.redacted)
         out.update(events)
         event_map.update(mapping)
-        out.update(_SHAPES[kind])
+        out.update(rules.schemas)
 
     def service_name(cls: type) -> str:  # pragma: no cover - service events hold no records
         raise TypeError(f"service events hold no nested records: {cls!r}")
@@ -204,15 +201,20 @@ def components() -> dict[str, JSON]:
         {k: f"{t}Command" for k, t in kinds.items()},
         "type",
         "A command in the domain's wire form: `type` and its fields; `seat` is implied by "
-        "the token. The game's kind selects the set: a board game takes a `BoardCommand`, "
-        "a card game a `CardsCommand` (both discriminated by `type`).",
+        "the token. The game's kind selects the set: "
+        + ", ".join(
+            f"a {g.noun}{' takes' if n == 0 else ''} a `{kinds[k]}Command`"
+            for n, (k, g) in enumerate(games.items())
+        )
+        + f" ({'both' if len(games) == 2 else 'each'} discriminated by `type`).",
         of="anyOf",
     )
     out["GameOptions"] = _union(
         options,
         "kind",
-        "The game's rule options: a board game's `BoardOptions` or a card game's "
-        "`CardsOptions` (the create body's `kind` selects them).",
+        "The game's rule options: "
+        + " or ".join(f"a {games[k].noun}'s `{name}`" for k, name in options.items())
+        + " (the create body's `kind` selects them).",
         of="anyOf",
     )
     out["Event"] = _union(

@@ -31,7 +31,7 @@ def mkdocs_build(project: Path, site: Path) -> subprocess.CompletedProcess[str]:
 def test_the_documentation_site_builds_strictly(tmp_path: Path) -> None:
     """Given docs/ and mkdocs.yml, when the site is built with --strict, then it builds (no
     broken link or anchor, every page in the nav) and the rules pages hold the rules text the
-    service serves (included from service/rules/*.md, not copied)."""
+    service serves (included from domain/<kind>/RULES.md, not copied)."""
     built = mkdocs_build(ROOT, tmp_path / "site")
     assert built.returncode == 0, built.stderr[-4000:]
     for kind, first_rule in (("board", "B-SETUP-1"), ("cards", "C-SETUP-2")):

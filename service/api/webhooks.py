@@ -14,7 +14,7 @@ from service.api.background import triggers
 from service.api.context import caller_for, services
 from service.api.http import json_response, load_body
 from service.api.problems import ApiProblem, forbidden, not_found
-from service.api.schemas import StrictInteger
+from service.api.schemas import SeatNumber, StrictInteger
 from service.events import SERVICE_EVENTS, SERVICE_KIND
 from service.jobs.ssrf import UrlRefused, check_url
 from service.jobs.triggers import JobTriggers
@@ -33,7 +33,7 @@ class WebhookCreateSchema(Schema):
         load_default=list,
         validate=validate.Length(max=100),
     )
-    seat = StrictInteger(validate=validate.Range(min=0, max=3), load_default=None)
+    seat = StrictInteger(validate=SeatNumber(), load_default=None)
 
 
 def _jobs() -> JobTriggers:
