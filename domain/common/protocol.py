@@ -112,7 +112,9 @@ class GameRules(Protocol[S, C, E]):
     def view(self, state: S, viewer: int | None, *, complete: bool = False) -> JSON:
         """What ``viewer`` may see of the state (None: a spectator); ``complete``:
         everything (the admin). After the game has ended, everything is public. The
-        shape is the same for every caller: what is hidden is ``null``."""
+        shape is the same for every caller: what is hidden is ``null``. It names its
+        ``viewer`` (a bot checks that it decides from its own seat's view) and, if the
+        game has turns, the ``turn``."""
         ...
 
     def event_view(

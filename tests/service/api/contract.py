@@ -22,10 +22,14 @@ def spec() -> Any:
     return schemathesis.openapi.from_path(str(SPEC_PATH))
 
 
-def check_response(method: str, path: str, response: TestResponse) -> None:
+def check_response(
+    method: str, path: str, response: TestResponse, schema: Any | None = None
+) -> None:
+    """Check ``response`` against ``schema`` (a loaded spec; default: ``openapi.yaml``)."""
     if path.startswith(UNDOCUMENTED_PREFIXES) or method in {"HEAD", "OPTIONS"}:
         return
-    schema = spec()
+    if schema is None:
+        schema = spec()
     operation = schema.find_operation_by_path(method, path)
     if operation is None:
         # An undocumented route must not exist: only 404 (no such path) or 405 (no such method).
@@ -39,11 +43,14 @@ def check_response(method: str, path: str, response: TestResponse) -> None:
 
 
 class ContractClient(FlaskClient):
-    """A Flask test client that checks every response against the contract."""
+    """A Flask test client that checks every response against the contract (``contract``:
+    a loaded spec; default: ``openapi.yaml``)."""
+
+    contract: Any = None
 
     def open(self, *args: Any, **kwargs: Any) -> TestResponse:
         response = super().open(*args, **kwargs)
         request = response.request
         if not response.is_streamed or response.mimetype != "text/event-stream":
-            check_response(request.method, request.path, response)
+            check_response(request.method, request.path, response, self.contract)
         return response

@@ -48,6 +48,7 @@ SCHEMAS: dict[str, JSON] = {
     "PileView": record(
         {
             "kind": const("pile"),
+            "viewer": nullable(SEAT),
             "format": const(POSITION_FORMAT),
             "seats": array({"type": "string"}),
             "max_take": {"type": "integer", "minimum": 1, "maximum": 5},
@@ -257,7 +258,7 @@ class PileRules:
         return {"kind": self.kind, "loser": state.loser, "taken": list(state.taken)}
 
     def view(self, state: PileState, viewer: int | None, *, complete: bool = False) -> JSON:
-        position = {"kind": self.kind, **self.dump_position(state)}
+        position = {"kind": self.kind, "viewer": viewer, **self.dump_position(state)}
         if not (state.over or complete):
             del position["seed"]  # the seed would reveal the pile before it is dealt
         return position
