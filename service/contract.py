@@ -136,7 +136,7 @@ def _union(names: dict[str, str], prop: str, description: str, of: str = "oneOf"
     return out
 
 
-def _legal_commands(kind: str, title: str) -> JSON:
+def _legal_commands(kind: str, title: str, seats: int) -> JSON:
     """The legal-commands answer of a game of ``kind``: its commands typed as that game's
     (``kind`` tells a client which set before it parses one: the two games share command
     names, ``Pass`` or ``ChooseWar``, so an untagged list cannot say whose they are)."""
@@ -148,7 +148,7 @@ def _legal_commands(kind: str, title: str) -> JSON:
         "properties": {
             "kind": {"type": "string", "const": kind},
             "version": {"type": "integer", "minimum": 1},
-            "seat": {"type": "integer", "minimum": 0, "maximum": _last_seat()},
+            "seat": {"type": "integer", "minimum": 0, "maximum": seats - 1},
             "commands": {"type": "array", "items": ref(f"{title}Command")},
         },
     }
@@ -180,12 +180,14 @@ def components() -> dict[str, JSON]:
         commands: dict[str, str] = {}
         for name in rules.commands.names:
             component = f"{title}Command{name}"
-            out[component] = command_schema(name, rules.commands.type_of(name), name_of)
+            out[component] = command_schema(
+                name, rules.commands.type_of(name), name_of, seats=rules.max_seats
+            )
             commands[name] = component
         out[f"{title}Command"] = _union(
             commands, "type", f"A command of the {kind} game, selected by its `type`."
         )
-        out[f"{title}LegalCommands"] = _legal_commands(kind, title)
+        out[f"{title}LegalCommands"] = _legal_commands(kind, title, rules.max_seats)
         events, mapping = _events(kind, rules.events, name_of, rules.redacted)
         out.update(events)
         event_map.update(mapping)
