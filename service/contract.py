@@ -32,7 +32,7 @@ from typing import Any
 import yaml
 
 from domain.common.codec import JSON, TypeRegistry
-from domain.common.protocol import Redaction
+from domain.common.protocol import Redaction, SharedEnum
 from domain.common.schema import (
     SHARED,
     command_schema,
@@ -45,6 +45,7 @@ from domain.games import all_games, seat_range
 from service.events import SERVICE_EVENTS, SERVICE_KIND
 
 SPEC_PATH = Path(__file__).resolve().parents[1] / "openapi.yaml"
+_COMPONENT = "#/components/schemas/"
 MARKER = "    # --- generated from the domain by `python -m service.contract`: edit nothing below"
 
 
@@ -154,8 +155,80 @@ def _legal_commands(kind: str, title: str, seats: int) -> JSON:
     }
 
 
+def shared_enums() -> dict[str, SharedEnum]:
+    """The enums shared by name beside ``Colour`` (which the domain's shapes name themselves),
+    as the games on offer declare them (``enums``; two games may declare the same one):
+    every inline string enum of the generated part with the same values becomes a ``$ref``,
+    so a generated client has one type for each, not one per field."""
+    out: dict[str, SharedEnum] = {}
+    for rules in all_games().values():
+        for name, enum in rules.enums.items():
+            if out.setdefault(name, enum) != enum:
+                raise ValueError(f"the games declare the shared enum {name} differently")
+    return out
+
+
+def _share_enums(schemas: dict[str, JSON]) -> dict[str, JSON]:
+    """``schemas`` with each inline string enum whose values are those of a shared enum
+    (``Colour``, :func:`shared_enums`) replaced by a ``$ref`` to it (its other keywords, such
+    as a description or a default, kept beside it), and the shared enums added."""
+    enums = shared_enums()
+    shared: dict[str, JSON] = {
+        name: {"type": "string", "enum": list(values), "description": description}
+        for name, (values, description) in enums.items()
+    }
+    by_values = {frozenset(schemas["Colour"]["enum"]): "Colour"} | {
+        frozenset(values): name for name, (values, _) in enums.items()
+    }
+    used: set[str] = set()
+
+    def walk(node: Any) -> Any:
+        if isinstance(node, list):
+            return [walk(item) for item in node]
+        if not isinstance(node, dict):
+            return node
+        enum = node.get("enum")
+        if node.get("type") == "string" and isinstance(enum, list):
+            name = by_values.get(frozenset(enum))
+            if name is not None:
+                used.add(name)
+                return {**ref(name), **{k: v for k, v in node.items() if k not in {"type", "enum"}}}
+        return {key: walk(value) for key, value in node.items()}
+
+    out = {name: schema if name == "Colour" else walk(schema) for name, schema in schemas.items()}
+    if unused := set(enums) - used:
+        raise ValueError(f"shared enums that no schema uses: {sorted(unused)}")
+    return {**out, **shared}
+
+
+def _inline(node: Any, inlined: Mapping[str, JSON]) -> Any:
+    """``node`` with each ``$ref`` to a name the games write in place (``inlined``, e.g. the
+    board's ``Square``, as ``type_schema`` names a fixed pair of integers) replaced by that
+    schema itself: a named array component used twice in one model makes
+    openapi-python-client write code ``mypy --strict`` refuses (the same loop variable
+    defined twice)."""
+    if isinstance(node, list):
+        return [_inline(item, inlined) for item in node]
+    if not isinstance(node, dict):
+        return node
+    target = node.get("$ref")
+    if isinstance(target, str) and target.startswith(_COMPONENT):
+        schema = inlined.get(target.removeprefix(_COMPONENT))
+        if schema is not None:
+            return {**schema, **{k: v for k, v in node.items() if k != "$ref"}}
+    return {key: _inline(value, inlined) for key, value in node.items()}
+
+
 def components() -> dict[str, JSON]:
     """Every generated component, by name, in a stable order."""
+    inlined: dict[str, JSON] = {}
+    for rules in all_games().values():
+        inlined.update(rules.inlined)
+    out: dict[str, JSON] = _inline(_share_enums(_components()), inlined)
+    return out
+
+
+def _components() -> dict[str, JSON]:
     out: dict[str, JSON] = dict(SHARED)
     out["Kind"] = {"type": "string", "enum": list(all_games())}
     event_map: dict[str, str] = {}

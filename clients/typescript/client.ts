@@ -27,7 +27,7 @@ export class ProblemError extends Error {
   }
 }
 
-/** A typed answer with the game's version as its ETag (`"<version>"`). */
+/** A typed answer with its ETag (`"<version>-<viewer>"`, maybe `:<coding>`): any form is an If-Match. */
 export interface Tagged<T> {
   body: T;
   etag: string;

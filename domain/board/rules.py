@@ -13,10 +13,10 @@ from domain.board.evolve import evolve, fold
 from domain.board.explain import explain, explain_event
 from domain.board.flow import awaited, is_over, turn
 from domain.board.legal import legal_commands
-from domain.board.model import DYNASTIES, State
+from domain.board.model import DYNASTIES, MONUMENTS, State
 from domain.board.position import dump_position, load_position
 from domain.board.sample import sample_command
-from domain.board.schemas import SCHEMAS
+from domain.board.schemas import SCHEMAS, SQUARE
 from domain.board.setup import normalize_options, start
 from domain.board.views import REDACTED, event_view, pending, result, view
 from domain.common.adapter import GameAdapter
@@ -72,6 +72,12 @@ RULES = BoardRules(
     load_position_fn=load_position,
     schemas=SCHEMAS,
     redacted=REDACTED,
+    enums={
+        "Monument": (tuple(str(m) for m in MONUMENTS), "A monument, by its two colours."),
+        "ConflictKind": (("revolt", "war"), "A revolt (over a leader) or a war (over a kingdom)."),
+        "BoardEndReason": (("treasures", "bag"), "Why a board game ended."),
+    },
+    inlined={"Square": SQUARE},  # a board square [row, col], with its bounds
     rules_markdown_fn=rules_markdown,
     determinize_fn=determinize,
     sample_command_fn=sample_command,

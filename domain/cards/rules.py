@@ -85,6 +85,13 @@ RULES = CardRules(
     load_position_fn=load_position,
     schemas=SCHEMAS,
     redacted=REDACTED,
+    enums={
+        "CardsCard": (
+            tuple(c.value for c in Card),
+            "A card of the card game: a colour, a treasure or a ship.",
+        ),
+        "ConflictKind": (("revolt", "war"), "A revolt (over a leader) or a war (over a kingdom)."),
+    },
     rules_markdown_fn=rules_markdown,
     determinize_fn=determinize,
     sample_command_fn=sample_command,

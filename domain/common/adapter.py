@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, Generic, Protocol, TypeVar
 
 from domain.common.codec import JSON, TypeRegistry
-from domain.common.protocol import Redaction, fold_with
+from domain.common.protocol import Redaction, SharedEnum, fold_with
 
 S = TypeVar("S")
 C = TypeVar("C")
@@ -75,6 +75,8 @@ class GameAdapter(Generic[S, C, E]):
     # The contract, the rules page, the bots
     schemas: Mapping[str, JSON] = field(default_factory=dict)
     redacted: Mapping[str, Redaction] = field(default_factory=dict)
+    enums: Mapping[str, SharedEnum] = field(default_factory=dict)
+    inlined: Mapping[str, JSON] = field(default_factory=dict)
     rules_markdown_fn: Callable[[], str] = lambda: ""
     determinize_fn: Callable[[Mapping[str, Any], random.Random], S] | None = None
     sample_command_fn: Callable[[S, int, random.Random], C] | None = None

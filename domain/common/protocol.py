@@ -25,6 +25,9 @@ E = TypeVar("E")
 # An event's redaction for the contract: the fields a viewer may not see (left out of the
 # ``…Redacted`` schema) and the fields added in their place (name: JSON type, e.g. a count).
 Redaction = tuple[tuple[str, ...], Mapping[str, str]]
+# A string enum the contract names once (a component) for every schema that lists its values:
+# (values, description).
+SharedEnum = tuple[tuple[str, ...], str]
 
 
 class GameRules(Protocol[S, C, E]):
@@ -40,6 +43,8 @@ class GameRules(Protocol[S, C, E]):
     # ``<Kind>Result`` (and the records they refer to), by component name.
     schemas: Mapping[str, JSON]
     redacted: Mapping[str, Redaction]  # by event name: what ``event_view`` may hide
+    enums: Mapping[str, SharedEnum]  # by component name (``Monument``): enums named once
+    inlined: Mapping[str, JSON]  # by component name (``Square``): schemas written in place
     playouts_per_ms: float  # the bots' search rate on one core (think time -> playouts)
 
     def normalize_options(self, options: Mapping[str, Any]) -> dict[str, Any]:

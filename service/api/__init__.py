@@ -4,17 +4,11 @@
 (``service.application.game_service.GameService``) and the seat credentials
 (``service.application.tokens.Credentials``). ``config`` may hold:
 
-- ``REDIS_URL``, ``TIGRIS_KEY_PREFIX``, ``RQ_REDIS_URL``: override the environment's
-  (``service.config``, ``service.api.metrics``);
-  without any ``REDIS_URL`` the embedded Redis is started (or attached to)
+- any setting, by its environment variable's name (``REDIS_URL``, ``TIGRIS_ADMIN_TOKEN``…;
+  ``docs/configuration.md``): overrides the environment's. Without any ``REDIS_URL`` the
+  embedded Redis is started (or attached to)
 - ``GAME_SERVICE``: a ready ``GameService`` (tests, e.g. with another clock); needs REDIS_URL
   (for the seat tokens and stream tickets)
-- ``TIGRIS_ADMIN_TOKEN``, ``TIGRIS_MAX_BODY``, ``TIGRIS_SSE_HEARTBEAT``, stream limits,
-  ``TIGRIS_CORS_ORIGINS``: see ``settings``
-- ``TIGRIS_OPENAPI_PATH``: the OpenAPI document to serve (default: the repository's)
-- ``TIGRIS_REQUEST_LOG``: ``off`` leaves out the JSON request lines (``service.api.logs``)
-- ``TIGRIS_RATE_LIMITS``, ``TIGRIS_RATE_LIMIT_TOKEN``, ``TIGRIS_RATE_LIMIT_CLIENT``,
-  ``TIGRIS_RATE_LIMIT_STORAGE``: the rate limits (``service.api.limits``)
 - ``STORE_CHECKED``: true when the caller has already checked ``REDIS_URL`` (``python -m
   service`` does, before gunicorn forks its workers). Otherwise ``create_app`` refuses a
   ``REDIS_URL`` that does not answer or is of the wrong kind (``StoreConfigError``); with
@@ -24,9 +18,7 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Mapping
-from pathlib import Path
 from typing import Any
 
 from flask import Flask
@@ -40,6 +32,7 @@ from service.api import (
     events,
     explanations,
     games,
+    http,
     limits,
     logs,
     ops,
@@ -122,7 +115,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app.url_map.converters["rid"] = RequestIdConverter
     app.url_map.converters["version"] = VersionConverter
 
-    spec_path = Path(config.get(ops.SPEC_KEY) or ops.default_spec_path())
+    spec_path = settings.openapi_path or ops.default_spec_path()
     spec_text, spec_doc = ops.load_spec(spec_path)
     app.config[ops.SPEC_KEY + "_TEXT"] = spec_text
 
@@ -130,8 +123,9 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     # may be imported.
     from service.api import metrics
 
-    app_metrics = metrics.PrometheusMetrics(metrics.queue_redis_url(_env(config)))
-    app.extensions[EXTENSION] = _services(config, settings, app_metrics)
+    store_settings = StoreSettings.from_config(config)
+    app_metrics = metrics.PrometheusMetrics(metrics.queue_redis_url(config))
+    app.extensions[EXTENSION] = _services(config, settings, store_settings, app_metrics)
 
     app.extensions[streams.GATE_EXTENSION] = streams.StreamGate(
         settings, on_change=app_metrics.streams_open
@@ -139,7 +133,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     metrics.install(app, app_metrics)
     background.install(app, config)
 
-    logs.install(app, request_lines=logs.request_lines_enabled(config))
+    logs.install(app, request_lines=settings.request_log)
     problems.install(app)
     streams.install_transport_errors(app)
     modules = (
@@ -149,15 +143,13 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     for module in modules:
         app.register_blueprint(module.blueprint)
     ops.install_docs(app, spec_doc)
-    env = _env(config)
     limits.install(
         app,
-        limits.LimitSettings.load(
-            config, env.get("REDIS_URL"), env.get("TIGRIS_KEY_PREFIX", "tigris")
-        ),
+        limits.LimitSettings.load(config, store_settings.redis_url, store_settings.key_prefix),
     )
     app.register_blueprint(web_client)
     _install_cors(app, settings)
+    http.install(app)
     compression.install(app)
     return app
 
@@ -187,19 +179,14 @@ def _install_cors(app: Flask, settings: ApiSettings) -> None:
     )
 
 
-def _env(config: Mapping[str, Any]) -> dict[str, str]:
-    """The environment with the config's Redis URLs and key prefix put in."""
-    env = dict(os.environ)
-    for key in ("REDIS_URL", "RQ_REDIS_URL", "TIGRIS_KEY_PREFIX"):
-        if config.get(key):
-            env[key] = str(config[key])
-    return env
-
-
-def _services(config: Mapping[str, Any], settings: ApiSettings, observer: Observer) -> Services:
+def _services(
+    config: Mapping[str, Any],
+    settings: ApiSettings,
+    store_settings: StoreSettings,
+    observer: Observer,
+) -> Services:
     """The application service (``GAME_SERVICE`` if given) and the credentials, on the
     configured Redis; the service reports to ``observer``."""
-    store_settings = StoreSettings.from_env(_env(config))
     check_store(store_settings, require_reachable=not config.get(STORE_CHECKED))
     # Commands and reads share one pool (above redis-py's default of 100); streams block
     # in XREAD on a pool of their own (see build_service).
@@ -223,7 +210,10 @@ def _services(config: Mapping[str, Any], settings: ApiSettings, observer: Observ
         client = connection.client
     return Services(
         games=game_service,
-        credentials=Credentials(RedisTokenStore(client, prefix=store_settings.key_prefix)),
+        credentials=Credentials(
+            RedisTokenStore(client, prefix=store_settings.key_prefix),
+            bot_seats=lambda game_id: game_service.game_info(game_id).bots,
+        ),
         settings=settings,
         ready=lambda: serving(client),
     )

@@ -4,7 +4,6 @@ needs (``service.jobs.triggers``); without a queue Redis (a cluster ``REDIS_URL`
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -24,12 +23,8 @@ AUDIT_EXTENSION = "tigris.audit"
 
 
 def install(app: Flask, config: Mapping[str, Any]) -> None:
-    env = dict(os.environ)
-    for key in ("REDIS_URL", "RQ_REDIS_URL", "TIGRIS_RQ_QUEUE", "TIGRIS_KEY_PREFIX"):
-        if config.get(key):
-            env[key] = str(config[key])
-    settings = JobSettings.from_env(env)
-    store = StoreSettings.from_env(env)
+    settings = JobSettings.from_config(config)
+    store = StoreSettings.from_config(config)
     if not settings.configured or store.redis_url is None:
         app.extensions[EXTENSION] = None
         app.extensions[AUDIT_EXTENSION] = None

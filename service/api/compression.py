@@ -3,9 +3,10 @@
 page, from 500 bytes up. A streamed response (the SSE event stream) is never compressed:
 an event must reach its client when it is written, not when a compressor's block fills.
 
-flask-compress would append the coding to a strong ETag (``"3:gzip"``); the game's version
-stays the ETag whatever the coding (clients send it back in ``If-Match``), and the service
-answers ``If-None-Match`` itself (``service.api.http.not_modified``).
+flask-compress appends the coding to a strong ETag (``"3-seat0:gzip"``): the compressed bytes
+are another representation, so they get another validator (RFC 9110 8.8.3). ``If-Match``
+takes any of these forms and the service answers ``If-None-Match`` itself, for the plain and
+every coded ETag of the viewer's representation (``service.api.http``).
 """
 
 from __future__ import annotations
@@ -40,8 +41,4 @@ def install(app: Flask) -> None:
             # Nothing to choose from: flask-compress would only add its Vary header.
             response.vary.add("Accept-Encoding")
             return response
-        etag = response.headers.get("ETag")
-        response = compress.after_request(response)
-        if etag is not None:
-            response.headers["ETag"] = etag
-        return response
+        return compress.after_request(response)

@@ -6,7 +6,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import cast
 
-from flask import current_app
+from flask import current_app, g
 
 from service.api.auth import Caller, identify
 from service.api.problems import ApiProblem
@@ -33,8 +33,18 @@ def caller_for(game_id: str | None) -> Caller:
     """The caller of this request, its token checked against ``game_id``."""
     found = services()
     try:
-        return identify(found.credentials, found.settings.admin_token, game_id)
+        caller = identify(found.credentials, found.settings.admin_token, game_id)
     except ApiProblem:
         if game_id is not None:
             found.games.game_info(game_id)  # an unknown game is a 404 whatever the token
         raise
+    # The answer depends on who asks: its ETag names the viewer, and caches must key on the
+    # token (``service.api.http``).
+    g.tigris_caller = caller
+    return caller
+
+
+def identified_caller() -> Caller | None:
+    """The caller ``caller_for`` identified in this request, if it did."""
+    caller: Caller | None = g.get("tigris_caller")
+    return caller

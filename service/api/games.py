@@ -53,10 +53,7 @@ def create_game() -> Response:
     )
     game, tokens = created.game, created.tokens
     seats = [
-        {"seat": seat, "name": name, "open": True}
-        if token is None
-        else seat_token_json(seat, name, token)
-        | ({"bot": bots[seat].to_json()} if seat in bots else {})
+        created_seat_json(seat, name, token, bots.get(seat))
         for seat, (name, token) in enumerate(zip(names, tokens, strict=True))
     ]
     after_change(game)
@@ -90,7 +87,7 @@ def list_games() -> Response:
     caller_for(None)
     query = load_query(GameListQuerySchema())
     status = query["status"]
-    if query["open"] is not None:  # open=true: games with a seat to claim
+    if query["open"]:  # open=true: games with a seat to claim
         if status not in (None, "open"):  # no game is open and active (or over)
             return json_response({"items": [], "next_cursor": None})
         status = "open"
@@ -131,6 +128,18 @@ def claim_seat(game_id: str, seat: int) -> Response:
     response.headers["Cache-Control"] = "no-store"  # the body holds the secret
     response.headers["Idempotent-Replayed"] = "true" if claimed.replayed else "false"
     return response
+
+
+def created_seat_json(
+    seat: int, name: str, token: str | None, bot: BotSeat | None
+) -> dict[str, object]:
+    """A seat of a new game: a bot's (no token: only its bot plays it), an open one (its
+    token comes with its claim), or a named one with its token."""
+    if bot is not None:
+        return {"seat": seat, "name": name, "bot": bot.to_json()}
+    if token is None:
+        return {"seat": seat, "name": name, "open": True}
+    return seat_token_json(seat, name, token)
 
 
 def seat_token_json(seat: int, name: str, token: str) -> dict[str, object]:

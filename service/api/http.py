@@ -2,25 +2,36 @@
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Mapping
 from typing import Any
 
-from flask import Response, jsonify, request
+from flask import Flask, Response, jsonify, request
 from marshmallow import Schema, ValidationError
 
+from service.api.context import identified_caller
 from service.api.problems import ApiProblem, bad_request
 
-# Exactly the strong ETag this API sends: a quoted decimal version without leading zeros.
-_ETAG = re.compile(r'"(0|[1-9][0-9]{0,14})"')
+# A strong ETag this API sends: the quoted decimal version without leading zeros, the viewer
+# whose view the body is (``spectator``, ``seat0``.., ``admin``: bodies differ per viewer),
+# and the content-coding flask-compress appends when it compresses (``"3-seat0:gzip"``).
+# ``If-Match`` takes any of them, and the bare version (``"3"``) clients build themselves.
+_ETAG = re.compile(
+    r'"(0|[1-9][0-9]{0,14})(?:-(?:spectator|admin|seat(?:0|[1-9][0-9]?)))?'
+    r'(?::(?:gzip|br|zstd|deflate))?"'
+)
+# The content-codings flask-compress may choose (service.api.compression).
+CODINGS = ("br", "gzip", "zstd", "deflate")
 _CLIENT_KEY = re.compile(r"^[!-~]{1,100}\Z")
 _SURROGATE = re.compile(r"[\ud800-\udfff]")
 ANY_VERSION = None
 
 
 def json_response(body: Any, status: int = 200, *, version: int | None = None) -> Response:
-    """``body`` as JSON, with the game's ``version`` as its ETag; a read whose
-    ``If-None-Match`` names that version is a 304 without a body instead."""
+    """``body`` as JSON, with the game's ``version`` and the viewer as its ETag
+    (``viewer_etag``); a read whose ``If-None-Match`` names that ETag is a 304 without a
+    body instead."""
     if version is not None and status == 200:
         unchanged = not_modified(version)
         if unchanged is not None:
@@ -28,21 +39,62 @@ def json_response(body: Any, status: int = 200, *, version: int | None = None) -
     response = jsonify(body)
     response.status_code = status
     if version is not None:
-        response.headers["ETag"] = f'"{version}"'
+        response.headers["ETag"] = f'"{viewer_etag(version)}"'
     return response
 
 
+def install(app: Flask) -> None:
+    """Every answer to a request whose caller was identified (``caller_for``) may differ
+    with the token: ``Vary: Authorization`` and, unless the view chose its own,
+    ``Cache-Control: private, no-cache`` (no shared cache stores it; a browser's may, and
+    revalidates it with ``If-None-Match`` each time)."""
+
+    @app.after_request
+    def _per_viewer(response: Response) -> Response:
+        if identified_caller() is not None:
+            response.vary.add("Authorization")
+            if "Cache-Control" not in response.headers:
+                response.headers["Cache-Control"] = "private, no-cache"
+        return response
+
+
+def viewer_etag(version: int) -> str:
+    """The opaque tag (unquoted) of this request's view of a game at ``version``: the same
+    version reads differently for a spectator, each seat and the admin, so one viewer's
+    validator never matches another's body (RFC 9110 8.8.3)."""
+    caller = identified_caller()
+    if caller is None or caller.is_spectator:
+        viewer = "spectator"
+    elif caller.admin:
+        viewer = "admin"
+    else:
+        viewer = f"seat{caller.seat}"
+    return f"{version}-{viewer}"
+
+
 def not_modified(version: int) -> Response | None:
-    """A 304 for a ``GET`` whose ``If-None-Match`` names ``version`` (weak comparison, as
-    RFC 9110 asks for this header; ``*`` matches any), else None. Views call it before
-    building a costly body; ``json_response`` calls it for every game resource."""
+    """A 304 for a ``GET`` whose ``If-None-Match`` names this viewer's ETag at ``version``
+    (weak comparison, as RFC 9110 asks for this header; ``*`` matches any), plain or with
+    the content-coding flask-compress appends, else None. The 304 carries the ETag that
+    matched, so a cache holding several codings refreshes the one it asked about. Views
+    call it before building a costly body; ``json_response`` calls it for every game
+    resource."""
     if request.method not in ("GET", "HEAD"):
         return None
-    etag = str(version)
-    if not request.if_none_match.contains_weak(etag):
+    etag = viewer_etag(version)
+    held = request.if_none_match
+    matched = next(
+        (
+            tag
+            for tag in (etag, *(f"{etag}:{coding}" for coding in CODINGS))
+            if held.contains_weak(tag)
+        ),
+        None,
+    )
+    if matched is None:
         return None
     response = Response(status=304)
-    response.headers["ETag"] = f'"{etag}"'
+    response.headers["ETag"] = f'"{matched}"'
     return response
 
 
@@ -61,8 +113,68 @@ def load_query(schema: Schema) -> dict[str, Any]:
     return loaded
 
 
+class _DuplicateKey(Exception):
+    """A JSON object of the body names a key twice (raised by the decoder's hook)."""
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """``object_pairs_hook``: the object as a dict, unless a key repeats (RFC 8259 leaves
+    the meaning of a repeated name open; Python keeps the last, another parser the first)."""
+    obj = dict(pairs)
+    if len(obj) != len(pairs):
+        raise _DuplicateKey
+    return obj
+
+
+class _Repeats(dict[str, Any]):
+    """An object of the body, with the first key it names twice (the slow path's hook)."""
+
+    repeated: str | None = None
+
+
+def _marking_repeats(pairs: list[tuple[str, Any]]) -> _Repeats:
+    obj = _Repeats(pairs)
+    if len(obj) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                obj.repeated = key
+                break
+            seen.add(key)
+    return obj
+
+
+# Built once: json.loads with a hook would build a decoder per call (about 1 µs more).
+_DECODER = json.JSONDecoder(object_pairs_hook=_unique_keys)
+_MARKING_DECODER = json.JSONDecoder(object_pairs_hook=_marking_repeats)
+
+
+def _decode(raw: bytes, decoder: json.JSONDecoder) -> Any:
+    """``raw`` as json.loads reads bytes (UTF-8, -16 or -32, as RFC 8259 and Flask allow)."""
+    return decoder.decode(raw.decode(json.detect_encoding(raw), "surrogatepass"))
+
+
+def _repeated_key(raw: bytes) -> tuple[str, str]:
+    """The first key that an object of ``raw`` names twice, in document order, and the
+    path of that object (``""`` at the top, ``seats[1]``, ``options``); only called once
+    the fast decoder has refused the body."""
+    stack: list[tuple[str, Any]] = [("", _decode(raw, _MARKING_DECODER))]
+    while stack:
+        path, value = stack.pop()
+        if isinstance(value, dict):
+            if isinstance(value, _Repeats) and value.repeated is not None:
+                return value.repeated, path
+            stack.extend(
+                (f"{path}.{key}" if path else key, item) for key, item in reversed(value.items())
+            )
+        elif isinstance(value, list):
+            stack.extend((f"{path}[{i}]", item) for i, item in reversed(list(enumerate(value))))
+    raise AssertionError("the fast decoder refused a body without a repeated key")
+
+
 def json_body() -> Any:
-    """The request's JSON document: 415 if it is not JSON, 400 if it cannot be parsed."""
+    """The request's JSON document: 415 if it is not JSON, 400 if it cannot be parsed or
+    an object in it names a key twice (the problem's ``field`` is that key's path)."""
     if not request.is_json:
         raise ApiProblem(
             415,
@@ -70,13 +182,20 @@ def json_body() -> Any:
             "Unsupported media type",
             "the body must be application/json",
         )
-    try:
-        data = request.get_json(silent=True)
-    except RecursionError:  # nested too deep for the parser (silent=True covers ValueError only)
-        raise bad_request("the body is nested too deeply", "body") from None
     raw = request.get_data(cache=True)
-    if data is None and raw.strip() != b"null":
-        raise bad_request("the body is not valid JSON", "body")
+    try:
+        data = _decode(raw, _DECODER)
+    except RecursionError:  # nested too deep for the parser
+        raise bad_request("the body is nested too deeply", "body") from None
+    except ValueError:  # not JSON, or not text in UTF-8/16/32
+        raise bad_request("the body is not valid JSON", "body") from None
+    except _DuplicateKey:
+        key, inside = (_printable(part) for part in _repeated_key(raw))
+        where = f"the object at {inside!r}" if inside else "the top-level object"
+        raise bad_request(
+            f"the key {key!r} appears more than once in {where}",
+            f"{inside}.{key}" if inside else key,
+        ) from None
     # Only a \u escape or raw non-ASCII bytes can bring a surrogate in: most bodies have
     # neither, and need no walk. A NUL byte means UTF-16 or UTF-32 text (which the JSON
     # parser also reads, its escapes split by NULs): always walked.
@@ -86,9 +205,14 @@ def json_body() -> Any:
         raise bad_request(
             "the body holds a lone UTF-16 surrogate (\\ud800-\\udfff), which is not text",
             # the path itself may hold the surrogate (a key): echo it escaped, as text
-            path.encode("utf-8", "backslashreplace").decode("utf-8") or "body",
+            _printable(path) or "body",
         )
     return data
+
+
+def _printable(text: str) -> str:
+    """``text`` with any lone surrogate escaped (``\\udc80``), so that it can be sent."""
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 def _lone_surrogate(data: Any) -> str | None:
@@ -125,8 +249,9 @@ def load_body(schema: Schema) -> dict[str, Any]:
 
 def expected_version() -> int | None:
     """The version ``If-Match`` names: 428 without it, None for ``*``, -1 for anything but
-    ``"<version>"`` exactly (a weak ``W/"3"``, an unquoted ``3``, ``"03"``, a list), which
-    then matches no version: a 412."""
+    one strong ETag this API sends (any viewer's, any coding: ``"3-seat0:gzip"``) or the bare
+    ``"<version>"`` (a weak ``W/"3"``, an unquoted ``3``, ``"03"``, a list), which then
+    matches no version: a 412."""
     header = request.headers.get("If-Match")
     if header is None:
         raise ApiProblem(

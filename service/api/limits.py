@@ -42,7 +42,6 @@ from __future__ import annotations
 import functools
 import hashlib
 import math
-import os
 import threading
 import time
 from collections.abc import Callable, Mapping
@@ -52,16 +51,53 @@ from typing import Any, cast
 from flask import Flask, Response, g, request
 from flask_limiter import ApplicationLimit, Limiter, RateLimitExceeded, RequestLimit
 from limits import parse_many
+from pydantic import field_validator
 
 from service.api.problems import ApiProblem, problem_response
-from service.config import SettingsError
+from service.config import EnvSettings, SettingsError, setting
 
 DEFAULT_TOKEN_LIMIT = "30000 per minute"
 DEFAULT_CLIENT_LIMIT = "120000 per minute"
 # Endpoints that probes and scrapers call: never limited.
 EXEMPT_ENDPOINTS = frozenset({"ops.healthz", "ops.readyz", "metrics.scrape"})
 EXTENSION = "tigris.limits"
-_OFF = ("off", "0", "false", "no")
+
+
+def _check_rate(name: str, value: str) -> str:
+    try:
+        parse_many(value)
+    except ValueError:
+        raise SettingsError(
+            f"{name} must be a rate such as '3000 per minute', not {value!r}"
+        ) from None
+    return value
+
+
+class RateLimitSettings(EnvSettings):
+    """The rate limits, as set (``LimitSettings`` is what the app runs with)."""
+
+    rate_limits: bool = setting(True, "Apply the rate limits (``off``: none).")
+    rate_limit_token: str = setting(
+        DEFAULT_TOKEN_LIMIT,
+        "Requests per bearer token (anything ``limits`` parses, several separated by ``;``).",
+    )
+    rate_limit_client: str = setting(
+        DEFAULT_CLIENT_LIMIT, "Requests per client address (same form)."
+    )
+    rate_limit_storage: str | None = setting(
+        None,
+        "Where the counters are kept, a ``limits`` storage URL (unset: the service's Redis, "
+        "under ``<TIGRIS_KEY_PREFIX>:rl``).",
+    )
+
+    @field_validator("rate_limit_token", "rate_limit_client")
+    @classmethod
+    def _rate(cls, value: str) -> str:
+        try:
+            parse_many(value)
+        except ValueError:
+            raise ValueError(f"must be a rate such as '3000 per minute', not {value!r}") from None
+        return value
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,16 +109,8 @@ class LimitSettings:
     key_prefix: str = "tigris:rl"
 
     def __post_init__(self) -> None:
-        for name, value in (
-            ("TIGRIS_RATE_LIMIT_TOKEN", self.per_token),
-            ("TIGRIS_RATE_LIMIT_CLIENT", self.per_client),
-        ):
-            try:
-                parse_many(value)
-            except ValueError:
-                raise SettingsError(
-                    f"{name} must be a rate such as '3000 per minute', not {value!r}"
-                ) from None
+        _check_rate("TIGRIS_RATE_LIMIT_TOKEN", self.per_token)
+        _check_rate("TIGRIS_RATE_LIMIT_CLIENT", self.per_client)
 
     @classmethod
     def load(
@@ -90,18 +118,14 @@ class LimitSettings:
     ) -> LimitSettings:
         """From the app's config, else the environment; the storage defaults to the
         service's Redis (``redis_url``)."""
-
-        def pick(name: str, default: str) -> str:
-            value = config.get(name, os.environ.get(name))
-            return default if value in (None, "") else str(value)
-
-        storage = pick("TIGRIS_RATE_LIMIT_STORAGE", "")
+        given = RateLimitSettings.from_config(config)
+        storage = given.rate_limit_storage
         if not storage:
             storage = storage_uri(redis_url) if redis_url else "memory://"
         return cls(
-            enabled=pick("TIGRIS_RATE_LIMITS", "on").strip().lower() not in _OFF,
-            per_token=pick("TIGRIS_RATE_LIMIT_TOKEN", DEFAULT_TOKEN_LIMIT),
-            per_client=pick("TIGRIS_RATE_LIMIT_CLIENT", DEFAULT_CLIENT_LIMIT),
+            enabled=given.rate_limits,
+            per_token=given.rate_limit_token,
+            per_client=given.rate_limit_client,
             storage_uri=storage,
             key_prefix=f"{key_prefix}:rl",
         )

@@ -32,7 +32,6 @@ import os
 import re
 import sys
 import time
-from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -105,13 +104,6 @@ def configure_logging() -> None:
 @functools.lru_cache(maxsize=512)
 def _template(rule: str) -> str:
     return _PARAMETER.sub(r"{\1}", rule)
-
-
-def request_lines_enabled(config: Mapping[str, Any]) -> bool:
-    """``TIGRIS_REQUEST_LOG`` from the app's config, else the environment: ``off`` (or
-    ``0``/``false``/``no``) leaves the request lines out."""
-    raw = config.get("TIGRIS_REQUEST_LOG", os.environ.get("TIGRIS_REQUEST_LOG", "on"))
-    return str(raw).strip().lower() not in ("off", "0", "false", "no")
 
 
 class RequestLog:

@@ -36,13 +36,14 @@ must not be imported before ``PROMETHEUS_MULTIPROC_DIR`` is set.
 
 from __future__ import annotations
 
-import os
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from flask import Blueprint, Flask, Response, current_app
 
-from service.config import is_cluster_url
+from service.config import EnvSettings, setting
+from service.jobs.settings import JobSettings
 
 if TYPE_CHECKING:
     from prometheus_client.core import Metric
@@ -56,8 +57,19 @@ QUEUE_STATES = ("queued", "started", "deferred", "scheduled", "failed", "finishe
 blueprint = Blueprint("metrics", __name__)
 
 
+class MetricsSettings(EnvSettings):
+    """Where the metrics of several server processes meet (read by prometheus_client too)."""
+
+    prometheus_multiproc_dir: Path | None = setting(
+        None,
+        "prometheus_client's directory for the metrics of several processes; ``python -m "
+        "service`` empties it at start (unset: it makes a temporary one).",
+        validation_alias=MULTIPROC_ENV,
+    )
+
+
 def multiprocess() -> bool:
-    return bool(os.environ.get(MULTIPROC_ENV))
+    return MetricsSettings().prometheus_multiproc_dir is not None
 
 
 class PrometheusMetrics:
@@ -219,14 +231,11 @@ class QueueCollector:
         return sorted(found)
 
 
-def queue_redis_url(env: dict[str, str] | None = None) -> str | None:
+def queue_redis_url(config: Mapping[str, Any] | None = None) -> str | None:
     """Where RQ's queues are: ``RQ_REDIS_URL``, else ``REDIS_URL`` unless that is a
-    cluster (RQ has no cluster mode); None: no queues to report."""
-    env = dict(os.environ) if env is None else env
-    url = env.get("RQ_REDIS_URL") or env.get("REDIS_URL")
-    if not url or is_cluster_url(url):
-        return None
-    return url
+    cluster (RQ has no cluster mode); None: no queues to report. ``config``: entries
+    taking precedence over the environment (``create_app``'s)."""
+    return JobSettings.from_config(config or {}).rq_redis_url
 
 
 def install(app: Flask, metrics: PrometheusMetrics) -> None:

@@ -7,8 +7,10 @@ import uuid
 
 from flask import Blueprint, Response, request
 
+from service.api.background import after_change
 from service.api.context import caller_for, services
-from service.api.http import json_response
+from service.api.games import created_seat_json
+from service.api.http import json_response, viewer_etag
 from service.api.presenters import game_json
 from service.api.problems import ApiProblem, forbidden
 from service.application.mapper import CommandMeta
@@ -26,7 +28,7 @@ def get_record(game_id: str) -> Response:
     caller = caller_for(game_id)
     exported = services().games.export_record(game_id, viewer=caller.seat, admin=caller.admin)
     response = Response(exported.body, mimetype=RECORD_MEDIA_TYPE)
-    response.headers["ETag"] = f'"{exported.game.version}"'
+    response.headers["ETag"] = f'"{viewer_etag(exported.game.version)}"'
     response.headers["Content-Disposition"] = f'attachment; filename="{game_id}.jsonl"'
     if not exported.complete:
         response.headers["Cache-Control"] = "private, no-store"
@@ -54,12 +56,11 @@ def import_game() -> Response:
     except Incomplete as exc:
         raise ApiProblem(422, "record-incomplete", "The record is redacted", str(exc)) from None
     game, tokens = created.game, created.tokens
-    seats = [
-        {"seat": seat, "name": name, "open": True}  # still to claim, as the record ends
-        if token is None
-        else {"seat": seat, "name": name, "token": token, "authorization": f"Bearer {token}"}
+    seats = [  # a bot's seat (no token), one still to claim as the record ends, or a token
+        created_seat_json(seat, name, token, game.info.bots.get(seat))
         for seat, (name, token) in enumerate(zip(game.info.seat_names, tokens, strict=True))
     ]
+    after_change(game)  # the bot seats it awaits move, as in any game
     response = json_response({"game": game_json(game), "seats": seats}, 201, version=game.version)
     response.headers["Location"] = f"/games/{game.game_id}"
     response.headers["Cache-Control"] = "no-store"  # the body holds the secrets

@@ -5,7 +5,7 @@ Types are exact, as in JSON Schema: JSON ``true``, ``1.0`` or ``"3"`` is not an 
 written canonically: decimal digits without sign, point, exponent or leading zeros (``0``,
 ``7``, ``42``; not ``007``, ``+7``, ``7.0``, ``1e3`` or ``-1``).
 
-Free text (seat names, undo reasons) is one line of visible text: see :data:`TEXT_REFUSED`.
+Free text (seat names, undo reasons) is one line of visible text: see :mod:`service.text`.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from marshmallow import INCLUDE, RAISE, Schema, ValidationError, fields, validate
+from marshmallow import INCLUDE, RAISE, Schema, ValidationError, fields, validate, validates_schema
 
 from domain.bots import BOT_KINDS
 from domain.common.exact import is_int
@@ -21,6 +21,7 @@ from domain.games import all_games, seat_range
 from service.application.bots import DEFAULT_THINK_MS, MAX_THINK_MS
 from service.application.clocks import EXPIRY_POLICIES, MAX_SECONDS
 from service.store.port import STATUSES
+from service.text import text_problem
 
 MAX_SEED = 2**53 - 1  # the largest integer every JSON client can represent exactly
 GAME_PAGE_MAX = 100
@@ -29,41 +30,13 @@ MAX_VERSION = 10**12  # far beyond any game; keeps query integers bounded
 _DIGITS = re.compile(r"0|[1-9][0-9]{0,14}")
 _DECIMAL = re.compile(r"(?:0|[1-9][0-9]{0,14})(?:\.[0-9]{1,6})?")
 
-# Characters refused in free text (seat names, undo reasons), as a regex class body:
-# C0 and C1 controls (NUL, BEL, TAB, LF, DEL, ...), the soft hyphen, the Arabic letter mark,
-# the Mongolian vowel separator, zero-width space, LRM/RLM, the line and paragraph
-# separators, the bidi embeddings and overrides (U+202A-U+202E), the word joiner, invisible
-# operators and bidi isolates (U+2060-U+206F), the byte order mark, the interlinear
-# annotation characters, the noncharacters U+FFFE/U+FFFF, lone surrogates and the tag
-# characters (U+E0000-U+E007F, invisible ASCII look-alikes). Zero-width (non-)joiners
-# U+200C/U+200D stay allowed: emoji sequences and several scripts need them. The first two
-# lines are the BMP part, which openapi.yaml repeats in its patterns.
-TEXT_REFUSED = (
-    r"\u0000-\u001f\u007f-\u009f\u00ad\u061c\u180e\u200b\u200e\u200f\u2028-\u202e"
-    r"\u2060-\u206f\ufeff\ufff9-\ufffb\ufffe\uffff"
-    r"\ud800-\udfff\U000e0000-\U000e007f"
-)
-_REFUSED_CHAR = re.compile(f"[{TEXT_REFUSED}]")
-_VISIBLE = re.compile(r"\S")
-
-
-def text_problem(value: str) -> str | None:
-    """Why ``value`` is not acceptable free text, or None (linear time, no backtracking)."""
-    bad = _REFUSED_CHAR.search(value)
-    if bad is not None:
-        return (
-            f"character U+{ord(bad.group()):04X} at index {bad.start()} is not allowed "
-            "(control, bidi control or invisible format character)"
-        )
-    if _VISIBLE.search(value) is None:
-        return "must contain a visible character"
-    return None
-
 
 class Text(fields.String):
-    """One line of visible text, ``min_length`` to ``max_length`` code points: no control,
-    bidi-control or invisible format character (:data:`TEXT_REFUSED`), not only spaces.
-    Stored as sent (not normalized): names are shown, never compared."""
+    """One line of visible text, ``min_length`` to ``max_length`` code points, by the rules
+    of :mod:`service.text`: no control, bidi-control or invisible format character, at least
+    one visible character, a few combining marks per character at most. Every field taking a
+    seat name or an undo reason is one. Stored as sent (not normalized): names are shown,
+    never compared."""
 
     def __init__(self, *, min_length: int = 1, max_length: int, **kwargs: Any) -> None:
         super().__init__(validate=validate.Length(min=min_length, max=max_length), **kwargs)
@@ -187,6 +160,13 @@ class ClockSchema(Schema):
     increment_s = StrictInteger(validate=validate.Range(min=0, max=MAX_SECONDS), load_default=0)
     on_expiry = fields.String(validate=validate.OneOf(EXPIRY_POLICIES), load_default="random")
 
+    @validates_schema(pass_original=True)
+    def _one_kind(self, data: dict[str, Any], original: Any, **kwargs: Any) -> None:
+        """A ``DecisionClock`` or a ``GameClock`` (openapi.yaml): an increment belongs to a
+        game clock only."""
+        if isinstance(original, dict) and "increment_s" in original and "initial_s" not in original:
+            raise ValidationError("increment_s belongs to a game clock (initial_s)", "increment_s")
+
 
 class OfferedKind(validate.Validator):
     """A kind of a game on offer (``domain.games``, asked at each call, so a game registered
@@ -274,8 +254,9 @@ class GameListQuerySchema(Schema):
 
     kind = fields.String(validate=OfferedKind(), load_default=None)
     status = fields.String(validate=validate.OneOf(STATUSES), load_default=None)
-    # ``open=true``: games with a seat to claim (the same as ``status=open``).
-    open = fields.String(validate=validate.Equal("true"), load_default=None)
+    # ``open=true``: games with a seat to claim (the same as ``status=open``); ``false``, the
+    # default: no such filter. Only the two JSON spellings (no ``1``, ``yes`` or ``True``).
+    open = fields.Boolean(truthy={"true"}, falsy={"false"}, load_default=False)
     cursor = fields.String(validate=validate.Regexp(r"^[!-~]{1,200}\Z"), load_default=None)
     limit = QueryInteger(validate=validate.Range(min=1, max=GAME_PAGE_MAX), load_default=20)
 

@@ -8,10 +8,8 @@ free thread. Slow clients are bounded by timeouts (the request head within
 streams by per-process limits (``service.api.streams``); each stream blocks on Redis at
 most one heartbeat, on a pool of its own. ``tests/benchmarks/bench_isolation.py`` measures it.
 
-Settings: ``TIGRIS_HOST``/``TIGRIS_PORT``, ``TIGRIS_WORKERS`` (processes, default the CPU
-count up to 4), ``TIGRIS_WORKER_CONNECTIONS`` (open connections per process, 10000),
-``TIGRIS_HEADER_TIMEOUT`` (5 s: complete request head, and idle keep-alive),
-``TIGRIS_CLIENT_TIMEOUT`` (30 s), ``TIGRIS_ACCESS_LOG``, ``TIGRIS_LOG_LEVEL``.
+Settings: ``ServerSettings`` below (listen address, processes, connections, timeouts, logs;
+the table of all settings: ``docs/configuration.md``).
 
 Metrics (``service.api.metrics``) are kept per process in ``PROMETHEUS_MULTIPROC_DIR``:
 ``prepare_metrics_dir`` sets it up before the workers fork, and gunicorn's ``child_exit``
@@ -24,15 +22,44 @@ import os
 import shutil
 import tempfile
 from collections.abc import Callable, Mapping
-from pathlib import Path
 from typing import Any
 
 from flask import Flask
 from gunicorn.app.base import BaseApplication  # type: ignore[import-untyped]
 
+from service.api.metrics import MULTIPROC_ENV, MetricsSettings
+from service.config import EnvSettings, LogSettings, setting
+
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8000
-MULTIPROC_ENV = "PROMETHEUS_MULTIPROC_DIR"
+
+
+class ServerSettings(EnvSettings):
+    """The server processes: gunicorn's listen address, processes, timeouts and logs."""
+
+    host: str = setting(DEFAULT_HOST, "Listen address (``--host``).")
+    port: int = setting(DEFAULT_PORT, "Listen port (``--port``).", ge=0, le=65535)
+    workers: int | None = setting(
+        None, "Server processes (``--workers``; unset: the CPU count, at most 4).", ge=1
+    )
+    worker_connections: int = setting(
+        10000, "Open connections per server process (``--connections``).", ge=1
+    )
+    header_timeout: int = setting(
+        5,
+        "Seconds a client has to send a complete request head, and that an idle "
+        "keep-alive connection stays open.",
+        ge=1,
+    )
+    client_timeout: float = setting(
+        30.0,
+        "Seconds a read or write on a client socket may make no progress before the "
+        "connection is closed.",
+        gt=0,
+    )
+    access_log: str | None = setting(
+        None, "gunicorn's access log: a file, or ``-`` for stdout (unset: none)."
+    )
 
 
 def prepare_metrics_dir() -> Callable[[], None]:
@@ -40,9 +67,9 @@ def prepare_metrics_dir() -> Callable[[], None]:
     given is emptied of an earlier run's files (their counts would be added in), else a
     new temporary one is made and set in the environment. Returns what to call at exit
     (removes a directory made here; leaves a given one)."""
-    given = os.environ.get(MULTIPROC_ENV)
-    if given:
-        path = Path(given)
+    given = MetricsSettings().prometheus_multiproc_dir
+    if given is not None:
+        path = given
         path.mkdir(parents=True, exist_ok=True)
         for stale in path.glob("*.db"):
             stale.unlink()
@@ -54,33 +81,32 @@ def prepare_metrics_dir() -> Callable[[], None]:
 
 def _worker_exited(server: Any, worker: Any) -> None:
     """gunicorn's ``child_exit`` hook: the worker's live gauges stop counting."""
-    if os.environ.get(MULTIPROC_ENV):
+    if MetricsSettings().prometheus_multiproc_dir is not None:
         from prometheus_client import multiprocess
 
         multiprocess.mark_process_dead(worker.pid)  # type: ignore[no-untyped-call]
 
 
-def gunicorn_options(env: Mapping[str, str] | None = None) -> dict[str, Any]:
-    """Gunicorn settings, overridable by the environment (see the module docstring)."""
-    env = os.environ if env is None else env
-    host = env.get("TIGRIS_HOST", DEFAULT_HOST)
-    port = int(env.get("TIGRIS_PORT", str(DEFAULT_PORT)))
+def gunicorn_options(env: Mapping[str, Any] | None = None, **values: Any) -> dict[str, Any]:
+    """Gunicorn's options from ``ServerSettings`` of ``env`` (default: the environment),
+    ``values`` (by field name, e.g. the command line's) taking precedence."""
+    settings = ServerSettings.from_env(env, **values)
     return {
-        "bind": f"{host}:{port}",
+        "bind": f"{settings.host}:{settings.port}",
         "worker_class": "service.api.worker.TigrisWorker",
-        "workers": int(env.get("TIGRIS_WORKERS", str(min(os.cpu_count() or 1, 4)))),
+        "workers": settings.workers or min(os.cpu_count() or 1, 4),
         # Greenlets (connections) per process; streams are limited well below it.
-        "worker_connections": int(env.get("TIGRIS_WORKER_CONNECTIONS", "10000")),
+        "worker_connections": settings.worker_connections,
         # gunicorn's gevent worker reads each request head under this deadline: a client
         # that has not sent complete headers in time (new or kept-alive) is closed.
-        "keepalive": int(env.get("TIGRIS_HEADER_TIMEOUT", "5")),
+        "keepalive": settings.header_timeout,
         "timeout": 30,  # the worker's own heartbeat runs in the gevent hub: streams never trip it
         "graceful_timeout": 10,
         "backlog": 2048,
         "limit_request_line": 8190,
-        "accesslog": env.get("TIGRIS_ACCESS_LOG") or None,
+        "accesslog": settings.access_log,
         "errorlog": "-",
-        "loglevel": env.get("TIGRIS_LOG_LEVEL", "info"),
+        "loglevel": LogSettings.from_env(env).log_level,
         "proc_name": "tigris-rules",
         # gunicorn >= 24's control socket (one shared path under $HOME) is not used here;
         # without this, several instances on one machine would contend for it.

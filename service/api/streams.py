@@ -7,7 +7,9 @@ game (then 429); every refusal is a problem with ``Retry-After``. And at most
 CPU part of a stream): a burst of events fanned out to many streams then delays the
 streams, which catch up with bigger batches, rather than the commands. The counts live in the
 process because the streams do: a stream that ends, however it ends (finished, client
-gone, write timed out, worker killed), leaves the count with its process.
+gone, write timed out, worker killed), leaves the count with its process. A client that
+closes its stream frees the slot at once: the worker watches every stream's socket
+(``service.api.worker.watch_client``), not only its next heartbeat's write.
 
 Stream tickets let a browser follow a seat's private view: ``EventSource`` cannot send an
 ``Authorization`` header, and a token in a URL would end up in logs and histories. A seat

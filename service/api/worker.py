@@ -25,13 +25,15 @@ What slow or hostile clients get:
 from __future__ import annotations
 
 import json
-import os
 import resource
+import socket
 import warnings
 import weakref
+from collections.abc import Mapping
 from typing import Any
 
 import gevent  # type: ignore[import-untyped]
+import gevent.socket  # type: ignore[import-untyped]
 from gevent.monkey import MonkeyPatchWarning  # type: ignore[import-untyped]
 from gunicorn import util  # type: ignore[import-untyped]
 from gunicorn.http import errors as http_errors  # type: ignore[import-untyped]
@@ -46,12 +48,11 @@ DRAIN_LIMIT = 1 << 20
 STREAM_PATH_END = "/events/stream"
 
 
-def client_timeout_s(env: dict[str, str] | None = None) -> float:
-    env = dict(os.environ) if env is None else env
-    value = float(env.get("TIGRIS_CLIENT_TIMEOUT") or DEFAULT_CLIENT_TIMEOUT_S)
-    if value <= 0:
-        raise ValueError("TIGRIS_CLIENT_TIMEOUT must be positive")
-    return value
+def client_timeout_s(env: Mapping[str, str] | None = None) -> float:
+    """``TIGRIS_CLIENT_TIMEOUT`` of ``env`` (default: the environment)."""
+    from service.api.server import ServerSettings
+
+    return ServerSettings.from_env(env).client_timeout
 
 
 def raise_open_files_limit(wanted: int = OPEN_FILES_WANTED) -> int:
@@ -63,6 +64,30 @@ def raise_open_files_limit(wanted: int = OPEN_FILES_WANTED) -> int:
         resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
         return target
     return int(soft)
+
+
+def watch_client(sock: Any, stream: Any) -> None:
+    """End ``stream`` (the greenlet writing an event stream to ``sock``) as soon as its
+    client closes the connection (an end of file or a reset), so that the stream leaves
+    the stream limits at once rather than at its next write (the next heartbeat or event,
+    up to ``TIGRIS_SSE_HEARTBEAT`` seconds later). The stream's client sends nothing after
+    its request, so the socket turns readable only when it closes; bytes there instead (a
+    pipelined request) are left for gunicorn, and the watch ends.
+
+    The greenlet is killed as ``handle_exit`` kills the streams of a stopping worker: the
+    ``GreenletExit`` runs the stream's ``finally`` (its release), redis-py drops the
+    connection of a wait it interrupts, and gunicorn closes the socket."""
+    while True:
+        gevent.socket.wait_read(sock.fileno())
+        try:
+            peeked = sock.recv(1, socket.MSG_PEEK)
+        except TimeoutError:  # readable but nothing to read after all: watch on
+            continue
+        except OSError:  # a reset, or the socket is unusable: the client is gone
+            peeked = b""
+        if not peeked:
+            stream.kill(block=False)
+        return
 
 
 def pre_app_problem(exc: BaseException) -> tuple[int, str, str]:
@@ -203,8 +228,10 @@ class TigrisWorker(GeventWorker):  # type: ignore[misc]  # gunicorn is untyped
 
     def handle_request(self, listener_name: Any, req: Any, sock: Any, addr: Any) -> Any:
         streaming = str(getattr(req, "path", "")).endswith(STREAM_PATH_END)
+        watch = None
         if streaming:
             self.streams.add(gevent.getcurrent())
+            watch = gevent.spawn(watch_client, sock, gevent.getcurrent())
         out = None if streaming else CoalescingSocket(sock)
         try:
             try:
@@ -217,6 +244,9 @@ class TigrisWorker(GeventWorker):  # type: ignore[misc]  # gunicorn is untyped
             self.log.debug("client socket timed out; closing the connection")
             raise StopIteration() from None
         finally:
+            if watch is not None:
+                # Before gunicorn reads the next request or closes the socket.
+                watch.kill(block=True)
             if streaming:
                 self.streams.discard(gevent.getcurrent())
 

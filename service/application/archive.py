@@ -79,6 +79,7 @@ class GameArchive:
                 len(stored),
                 hashes[-1],
                 start,
+                info.bots,
             )
         ]
         for raw_event, event, hash_hex in zip(raw, stored, hashes, strict=True):
@@ -105,8 +106,9 @@ class GameArchive:
 
     def import_record(self, data: bytes, meta: CommandMeta) -> CreatedGame:
         """A new game (new id, new seat tokens) holding a verified record's events, in one
-        atomic write; its chain starts from its own genesis. Disagreement / Incomplete for
-        a record that does not verify."""
+        atomic write; its chain starts from its own genesis; the record's bot seats stay
+        bot seats, with no token. Disagreement / Incomplete for a record that does not
+        verify."""
         verified = record.verify(data, self._games)
         header, rules = verified.header, verified.rules
         kind, seats, options = header["kind"], header["seats"], header["options"]
@@ -140,13 +142,14 @@ class GameArchive:
             verified.start_version,
             status,
             open_seats,
+            verified.bots,
         )
         info["reverts"] = reverts_field(verified.reverts)
         info["imported_from"] = f"{header['game_id']}@{header['head']}"
         tokens = new_tokens(len(seats))
-        token_hashes = {
-            hash_token(token): seat for seat, token in enumerate(tokens) if seat not in open_seats
-        }
+        tokenless = set(open_seats) | set(verified.bots)  # a seat to claim, or a bot's
+        named = tuple(None if seat in tokenless else t for seat, t in enumerate(tokens))
+        token_hashes = {hash_token(token): seat for seat, token in enumerate(named) if token}
         self._store.index_game(game_id, created_ms, kind=kind, status=status)
         result = self._store.append(game_id, envelopes, 0, info=info, seat_tokens=token_hashes)
         game = LoadedGame(
@@ -159,7 +162,6 @@ class GameArchive:
             head=prev,
         )
         self._repository.remember(game)
-        named = tuple(None if seat in open_seats else t for seat, t in enumerate(tokens))
         return CreatedGame(game, named, replayed=False)
 
 

@@ -8,7 +8,9 @@
 (the move is an event whose actor is ``clock``). Time enters only through the events'
 ``recorded_at`` metadata and the caller's clock: a seat is awaited from the last event on.
 A game clock charges the time between two commands to the seat that made the later one
-(when several seats are awaited at once, each is charged only for its own commands).
+(when several seats are awaited at once, each is charged only for its own commands). A
+lobby claim is no decision: the time a game waited for players is no one's (the clock
+starts with the last claim).
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from datetime import datetime
 from typing import Any
 
 from domain.common.errors import FormatError
+from service.application.chain import CLAIM_SEAT, COMMAND_KEY
 
 EXPIRY_POLICIES = ("random", "greedy")
 MAX_SECONDS = 7 * 24 * 3600
@@ -69,6 +72,12 @@ class ClockReading:
     deadlines: dict[int, float]  # per awaited seat (epoch seconds)
 
 
+def is_claim(meta: Mapping[str, Any]) -> bool:
+    """Whether an event's metadata is a lobby claim's (its recorded command ``ClaimSeat``)."""
+    command = meta.get(COMMAND_KEY)
+    return isinstance(command, Mapping) and command.get("type") == CLAIM_SEAT
+
+
 def read_clock(
     spec: ClockSpec,
     seats: int,
@@ -88,6 +97,8 @@ def read_clock(
         command_id = meta.get("command_id")
         seat = meta.get("seat")
         if command_id != last_command:  # the first event of a command
+            if is_claim(meta):
+                seat = None  # the time before it was spent waiting for players
             if previous is not None and isinstance(seat, int) and 0 <= seat < seats:
                 used[seat] += max(0.0, at - previous)
                 commands[seat] += 1

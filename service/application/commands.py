@@ -62,7 +62,9 @@ class CreatedGame:
     with the same idempotency key had created it."""
 
     game: LoadedGame
-    tokens: tuple[str | None, ...]  # None for an open seat (its token comes with its claim)
+    # None for an open seat (its token comes with its claim) and for a bot seat (none ever:
+    # only its bot plays it)
+    tokens: tuple[str | None, ...]
     replayed: bool
 
 
@@ -150,7 +152,8 @@ class CommandHandler:
         """Create a game. ``open_seats``: seats left for players to claim (the game's
         status is "open" until every one is claimed; no command is accepted before); their
         entries of ``token_hashes`` are not stored (an open seat's token comes with its
-        claim). ``bots``: the seats server-side bots play; ``clock``: the time control.
+        claim). ``bots``: the seats server-side bots play, which have no token (their
+        entries of ``token_hashes`` are not stored either); ``clock``: the time control.
         ``token_hashes`` (one per seat) are stored in the same atomic write as the start
         events and info, so no game exists without its seats' tokens; the game is indexed
         *before* that write, so a game that answers is always listed (an index entry whose
@@ -175,6 +178,8 @@ class CommandHandler:
         for seat in bots or {}:
             if not 0 <= seat < len(names):
                 raise FormatError(f"no seat {seat} for a bot", "seats")
+            if seat in open_set:
+                raise FormatError(f"seat {seat} cannot be both open and a bot's", "seats")
         normalized = rules.normalize_options(options)
         if seed is None:
             seed = secrets.randbits(63)  # the seed decides the bag: unguessable
@@ -203,7 +208,8 @@ class CommandHandler:
         start = chain.genesis(game_id, kind, names, normalized)  # the names given here
         sealed = self._mapper.sealed(envelopes, rules.explain(None, events), 1, start, creation)
         self._store.index_game(game_id, created_ms, kind=kind, status=status)
-        tokens = {digest: seat for seat, digest in enumerate(token_hashes) if seat not in open_set}
+        tokenless = open_set | set(bots or {})  # a seat to claim, or a bot's
+        tokens = {digest: seat for seat, digest in enumerate(token_hashes) if seat not in tokenless}
         try:
             result = self._store.append(game_id, sealed.events, 0, info=info, seat_tokens=tokens)
         except ConcurrencyError as exc:
@@ -249,7 +255,7 @@ class CommandHandler:
                 clock=clock,
                 open_seats=open_seats,
             )
-            return CreatedGame(game, _named(tokens, open_seats), replayed=False)
+            return CreatedGame(game, _named(tokens, open_seats, bots), replayed=False)
         body: dict[str, Any] = {"seats": list(seat_names), "options": dict(options), "seed": seed}
         if open_seats:
             body["open_seats"] = sorted(open_seats)
@@ -286,8 +292,8 @@ class CommandHandler:
         except GameExists:
             self._observer.idempotent_replay(kind)
             game = self._repository.get(game_id)
-            return CreatedGame(game, _named(tokens, open_seats), replayed=True)
-        return CreatedGame(game, _named(tokens, open_seats), replayed=False)
+            return CreatedGame(game, _named(tokens, open_seats, bots), replayed=True)
+        return CreatedGame(game, _named(tokens, open_seats, bots), replayed=False)
 
     # ------------------------------------------------------------------ commands
     def handle(
@@ -550,9 +556,12 @@ class CommandHandler:
         return CommandOutcome(game, events, replayed=True)
 
 
-def _named(tokens: Sequence[str], open_seats: Sequence[int]) -> tuple[str | None, ...]:
-    """The tokens of the named seats; None for the open ones."""
-    return tuple(None if seat in open_seats else token for seat, token in enumerate(tokens))
+def _named(
+    tokens: Sequence[str], open_seats: Sequence[int], bots: Mapping[int, BotSeat] | None
+) -> tuple[str | None, ...]:
+    """The tokens of the named seats; None for the open ones and the bots'."""
+    tokenless = set(open_seats) | set(bots or {})
+    return tuple(None if seat in tokenless else token for seat, token in enumerate(tokens))
 
 
 class _Labels:

@@ -6,6 +6,9 @@ in ``\\n``. The first line is the header::
     {"format": "tigris-record/1", "game_id", "kind", "seats", "options",
      "complete": true|false, "events": <count>, "genesis": <hash>, "head": <last hash>}
 
+and, for a game with bot seats only, ``"bots": {"<seat>": {"bot", "think_ms"}}``: the seats
+server-side bots play (an imported game keeps them; they have no seat token).
+
 then one line per event, version 1, 2, ... in order::
 
     {"version", "type", "schema", "data", "meta", "command", "hash"}
@@ -51,15 +54,17 @@ from domain.common.codec import TypeRegistry
 from domain.common.errors import FormatError, RulesError
 from domain.common.protocol import GameRules
 from service.application import chain
+from service.application.bots import BotSeat, bots_field, parse_bots
 from service.application.repository import replay
 from service.events import SERVICE_EVENTS, SERVICE_KIND, GameReverted, SeatClaimed
 
 HEADER_KEYS = frozenset(
     {"format", "game_id", "kind", "seats", "options", "complete", "events", "genesis", "head"}
 )
+HEADER_BOTS = "bots"  # optional: only a game with bot seats has it
 EVENT_KEYS = frozenset({"version", "type", "schema", "data", "meta", "command", "hash"})
 CREATE_GAME = "CreateGame"  # the command recorded with a game's start events
-CLAIM_SEAT = "ClaimSeat"  # the command recorded with a lobby claim's service.SeatClaimed
+CLAIM_SEAT = chain.CLAIM_SEAT  # the command recorded with a lobby claim's service.SeatClaimed
 UNDO_COMMANDS = frozenset({"RequestUndo", "AnswerUndo", "Revert", "AppendServiceEvents"})
 # The service's own commands (public in a record shown while the game runs).
 SERVICE_COMMANDS = UNDO_COMMANDS | {CLAIM_SEAT}
@@ -75,9 +80,12 @@ def header_line(  # noqa: PLR0917 (the header's fields)
     events: int,
     head: str,
     genesis: str,
+    bots: Mapping[int, BotSeat] | None = None,
 ) -> dict[str, Any]:
     """The header: ``seats`` are the current names (claims included), ``genesis`` the
-    game's, computed from the names it was created with (``chain.creation_seats``)."""
+    game's, computed from the names it was created with (``chain.creation_seats``);
+    ``bots`` only when the game has bot seats."""
+    extra = {HEADER_BOTS: json.loads(bots_field(bots))} if bots else {}
     return {
         "format": chain.RECORD_FORMAT,
         "game_id": game_id,
@@ -88,6 +96,7 @@ def header_line(  # noqa: PLR0917 (the header's fields)
         "events": events,
         "genesis": genesis,
         "head": head,
+        **extra,
     }
 
 
@@ -140,6 +149,7 @@ class Verified:
     start_version: int  # the number of start events, or the version of the last claim
     reverts: list[tuple[int, int]] = field(default_factory=list)
     open_seats: tuple[int, ...] = ()  # seats still to claim at the record's end
+    bots: dict[int, BotSeat] = field(default_factory=dict)  # the header's bot seats
 
 
 def split_lines(data: bytes) -> list[bytes]:
@@ -188,6 +198,9 @@ def verify(data: bytes, games: Mapping[str, GameRules[Any, Any, Any]]) -> Verifi
         raise Disagreement(0, f"the header counts {header['events']} events, not {len(events)}")
     if header["head"] != prev:
         raise Disagreement(0, "the header's head is not the last event's hash")
+    bots = header_bots(header)
+    if set(bots) & checker.open_seats:
+        raise Disagreement(0, "a seat still open is not a bot's")
     return Verified(
         header,
         events,
@@ -196,14 +209,15 @@ def verify(data: bytes, games: Mapping[str, GameRules[Any, Any, Any]]) -> Verifi
         checker.start_version,
         checker.reverts,
         tuple(sorted(checker.open_seats)),
+        bots,
     )
 
 
 def _check_header(
     header: dict[str, Any], games: Mapping[str, GameRules[Any, Any, Any]]
 ) -> dict[str, Any]:
-    if set(header) != HEADER_KEYS:
-        raise Disagreement(0, f"the header's fields are not {sorted(HEADER_KEYS)}")
+    if set(header) - {HEADER_BOTS} != HEADER_KEYS:
+        raise Disagreement(0, f"the header's fields are not {sorted(HEADER_KEYS)} (and bots)")
     if header["format"] != chain.RECORD_FORMAT:
         raise Disagreement(0, f"unknown record format {header['format']!r}")
     kind, seats, options = header["kind"], header["seats"], header["options"]
@@ -221,7 +235,31 @@ def _check_header(
         raise Disagreement(0, "a header field has the wrong type")
     if not header["complete"]:
         raise Incomplete("a redacted record (complete: false) cannot be verified on its own")
+    header_bots(header)
     return header
+
+
+def header_bots(header: Mapping[str, Any]) -> dict[int, BotSeat]:
+    """The header's bot seats (none without ``bots``); Disagreement at version 0 if they
+    are not bot seats of the header's seats."""
+    if HEADER_BOTS not in header:
+        return {}
+    raw = header[HEADER_BOTS]
+    seats = len(header["seats"])
+    if (
+        not isinstance(raw, dict)
+        or not raw
+        or not all(isinstance(seat, str) and seat.isdigit() for seat in raw)
+        or not all(isinstance(spec, dict) for spec in raw.values())
+    ):
+        raise Disagreement(0, "the header's bots are not seat numbers with a bot each")
+    try:
+        bots = parse_bots(json.dumps(raw))
+    except (FormatError, TypeError) as exc:
+        raise Disagreement(0, f"the header's bots are not bots: {exc}") from None
+    if any(not 0 <= seat < seats for seat in bots) or json.loads(bots_field(bots)) != raw:
+        raise Disagreement(0, "the header's bots are not bot seats of its seats, in normal form")
+    return bots
 
 
 def _check_first(header: dict[str, Any], line: dict[str, Any]) -> str:

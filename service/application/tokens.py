@@ -15,6 +15,12 @@ for a short time, stored as a hash with that lifetime.
 
 ``Credentials`` answers for a game whom a token or ticket stands for, through the
 ``TokenStore`` port; it never sees the admin token, which is the HTTP layer's setting.
+
+A bot seat has no token: only its bot plays it (``service.jobs.bots``, as actor
+``bot:<seat>``). Games created before that rule kept a token hash for their bot seats (and
+handed the token to the creator); such a hash stands for no one: ``seat_of`` checks a seat
+the store names against the game's bot seats (its info record's ``bots``, fixed at
+creation), so no stored data is rewritten.
 """
 
 from __future__ import annotations
@@ -23,6 +29,7 @@ import base64
 import hashlib
 import hmac
 import secrets
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 
 from service.store.port import TokenStore
@@ -68,23 +75,33 @@ class TicketHolder:
 class Credentials:
     """Whom seat tokens and stream tickets stand for.
 
-    A seat token never changes its seat once issued, so known hashes are remembered in the
-    process (at most ``remember``); unknown ones are always asked of the store.
+    A seat token never changes its seat once issued, and a game's bot seats never change,
+    so known hashes are remembered in the process (at most ``remember``); unknown ones (and
+    a bot seat's, which stand for no one) are always asked of the store. ``bot_seats``: a
+    game's bot seats (from its info record).
     """
 
-    def __init__(self, store: TokenStore, remember: int = 4096) -> None:
+    def __init__(
+        self,
+        store: TokenStore,
+        *,
+        bot_seats: Callable[[str], Collection[int]],
+        remember: int = 4096,
+    ) -> None:
         self._store = store
+        self._bot_seats = bot_seats
         self._known: dict[tuple[str, str], int] = {}
         self._remember = remember
 
     def seat_of(self, game_id: str, token: str) -> int | None:
-        """The seat ``token`` plays in this game (None: no seat of this game)."""
+        """The seat ``token`` plays in this game (None: no seat of this game, or a bot's:
+        a token stored for a bot seat by an older version stands for no one)."""
         digest = hash_token(token)
         known = self._known.get((game_id, digest))
         if known is not None:
             return known
         seat = self._store.seat_of(game_id, digest)
-        if seat is None:
+        if seat is None or seat in self._bot_seats(game_id):
             return None
         if len(self._known) >= self._remember:
             self._known.clear()  # crude but bounded; a miss only costs one store read

@@ -9,7 +9,9 @@ mid-job, all yield at most one move per decision: the first append wins, and any
 attempt finds the key used (the same move: replayed), or the game moved on (a version
 conflict, or a different move under the same key): nothing to do.
 
-Jobs are enqueued right after each append that leaves a bot awaited (``enqueue_bot_moves``:
+No job is enqueued for a game still waiting for players (a seat to claim: it accepts no
+command); the last claim, which starts the game, enqueues the first. Jobs are enqueued
+right after each append that leaves a bot awaited (``enqueue_bot_moves``:
 by the API and by the bot job itself, so bot-only games play to the end on the workers),
 and by the periodic sweep (``service.jobs.sweep``), which re-enqueues what a process that
 died between an append and its enqueue left undone.
@@ -94,9 +96,15 @@ def idempotency_key_of(version: int, seat: int) -> str:
     return f"bot-{version}-{seat}"
 
 
+def waiting_for_players(game: LoadedGame) -> bool:
+    """Whether ``game`` still has a seat to claim: it accepts no command yet, so no bot
+    moves and no clock runs (their jobs come with the last claim, which starts it)."""
+    return bool(game.info.open_seats)
+
+
 def awaited_bots(game: LoadedGame) -> list[int]:
-    """The bot seats ``game`` awaits now."""
-    if not game.info.bots or game.rules.is_over(game.state):
+    """The bot seats ``game`` awaits now (none while it waits for players)."""
+    if not game.info.bots or waiting_for_players(game) or game.rules.is_over(game.state):
         return []
     return sorted(seat for seat in game.rules.awaited(game.state) if seat in game.info.bots)
 
@@ -142,6 +150,8 @@ def play_bot(game_id: str, version: int, seat: int) -> str:
     game = context.games.load(game_id)
     if game.version != version:
         return f"moved on: the game is at version {game.version}"
+    if waiting_for_players(game):  # queued by an older version: the claim queues it again
+        return "waiting for players: no move before the last seat is claimed"
     request_id = undo_awaiting(context.games, game, seat)
     if request_id is not None:
         return approve_undo(context, game, request_id, seat)

@@ -1,6 +1,8 @@
 """Turn clocks as jobs (the time control itself: ``service.application.clocks``).
 
-After each append to a game with a clock, every awaited seat's deadline becomes an RQ
+A clock starts when the game does (at its creation, or at the claim of its last open
+seat: no deadline is scheduled while it waits for players). After each append to a game
+with a clock, every awaited seat's deadline becomes an RQ
 scheduled job ``clock_expired(game, version, seat)`` (job id ``clock-<game>-<version>-<seat>``,
 enqueued once, by the API's fast path, by the jobs that append, and by the periodic sweep).
 When it runs and the game is still at that version with the seat awaited, the clock's
@@ -21,7 +23,7 @@ from service.application.bots import BotSeat
 from service.application.clocks import ClockReading, read_clock
 from service.application.game_service import GameService
 from service.application.repository import LoadedGame
-from service.jobs.bots import bot_command, submit_decision
+from service.jobs.bots import bot_command, submit_decision, waiting_for_players
 from service.jobs.queues import enqueue_once
 from service.jobs.settings import JobSettings
 
@@ -40,8 +42,9 @@ def clock_reading(games: GameService, game: LoadedGame, now: float | None = None
 def enqueue_deadlines(
     queue: Queue, settings: JobSettings, games: GameService, game: LoadedGame
 ) -> int:
-    """Schedule the deadline of every seat ``game`` awaits (nothing without a clock)."""
-    if game.info.clock is None or game.rules.is_over(game.state):
+    """Schedule the deadline of every seat ``game`` awaits (nothing without a clock, nor
+    while the game waits for players: its clock starts with the last claim)."""
+    if game.info.clock is None or waiting_for_players(game) or game.rules.is_over(game.state):
         return 0
     enqueued = 0
     for seat, deadline in clock_reading(games, game).deadlines.items():
@@ -68,6 +71,8 @@ def clock_expired(game_id: str, version: int, seat: int) -> str:
     spec = game.info.clock
     if game.version != version:
         return f"moved in time: the game is at version {game.version}"
+    if waiting_for_players(game):  # queued by an older version: the claim queues it again
+        return "waiting for players: the clock starts with the last claim"
     if spec is None or game.rules.is_over(game.state) or seat not in game.rules.awaited(game.state):
         return f"seat {seat} is not awaited"
     policy = BotSeat(spec.on_expiry, think_ms=0)

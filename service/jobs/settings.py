@@ -1,121 +1,149 @@
-"""Settings of the background jobs (RQ), read from the environment (nothing at import time).
-
-- ``RQ_REDIS_URL`` (default ``REDIS_URL``): the queues' Redis, a single server (RQ has no
-  cluster mode; with a cluster ``REDIS_URL`` and no ``RQ_REDIS_URL`` there are no jobs)
-- ``TIGRIS_RQ_WORKERS`` (2): worker processes of ``python -m service worker``
-- ``TIGRIS_RQ_QUEUE`` (``tigris``): the queue's name
-- ``TIGRIS_JOB_RETRIES`` (``2,10,30``): seconds before each retry of a failed job
-  (exponential backoff; as many retries as delays; ``none``: no retry)
-- ``TIGRIS_JOB_SWEEP_S`` (15): seconds between two sweeps over the active games
-- ``TIGRIS_RQ_ABANDONED_S`` (15): a job whose worker sent no heartbeat for this long is
-  abandoned (retried, or failed when it has no retry left)
-- ``TIGRIS_RQ_MAINTENANCE_S`` (15): seconds between a worker's registry cleanups
-- ``TIGRIS_WEBHOOK_ALLOW_PRIVATE`` (0): allow webhook URLs on loopback, link-local and
-  private addresses (refused by default: server-side request forgery)
-- ``TIGRIS_WEBHOOK_TIMEOUT_S`` (5): how long a delivery may take
-- ``TIGRIS_WEBHOOK_MAX_FAILURES`` (8): consecutive failed deliveries that disable a
-  subscription
-- ``TIGRIS_AUDIT_S`` (3600): seconds between two audits of every active game
-- ``TIGRIS_EMBEDDED_WORKER`` (1): ``python -m service`` on the embedded Redis also runs
-  ``python -m service worker`` (``0``: not)
-"""
+"""Settings of the background jobs (RQ), read from the environment when built (nothing at
+import time). The table of all settings: ``docs/configuration.md``."""
 
 from __future__ import annotations
 
-import os
-from collections.abc import Mapping
-from dataclasses import dataclass
+from typing import Annotated, Any
 
-from service.config import SettingsError, int_setting, is_cluster_url, redact_url
+from pydantic import field_validator, model_validator
+from pydantic_settings import NoDecode
+
+from service.config import EnvSettings, is_cluster_url, redact_url, setting
 
 DEFAULT_RETRIES = (2, 10, 30)
-_QUEUE_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-")
+# Standard Webhooks' retry schedule: seconds before each attempt (the first: immediately).
+DEFAULT_WEBHOOK_SCHEDULE = (0, 5, 300, 1800, 7200, 18000, 36000, 36000)
+QUEUE_NAME = r"^[A-Za-z0-9_-]{1,60}$"
 
 
-@dataclass(frozen=True, slots=True)
-class JobSettings:
-    rq_redis_url: str | None = None
-    workers: int = 2
-    queue: str = "tigris"
-    retries: tuple[int, ...] = DEFAULT_RETRIES
-    sweep_s: int = 15
-    abandoned_s: int = 15
-    maintenance_s: int = 15
-    embedded_worker: bool = True
-    webhook_allow_private: bool = False
-    webhook_timeout_s: int = 5
-    webhook_max_failures: int = 8
-    audit_s: int = 3600
+class JobSettings(EnvSettings):
+    """The queue, the workers and the periodic jobs; webhook deliveries."""
 
-    def __post_init__(self) -> None:
-        if self.rq_redis_url is not None and is_cluster_url(self.rq_redis_url):
-            raise SettingsError(
-                f"RQ_REDIS_URL {redact_url(self.rq_redis_url)} is a Redis Cluster; RQ needs a "
-                "single server: set RQ_REDIS_URL to a plain Redis"
+    rq_redis_url: str | None = setting(
+        None,
+        "The queues' Redis, a single server (RQ has no cluster mode); unset: ``REDIS_URL`` "
+        "unless that is a cluster (then there are no background jobs).",
+        validation_alias="RQ_REDIS_URL",
+    )
+    # Read only to default rq_redis_url; documented (and checked) with StoreSettings.
+    store_redis_url: str | None = setting(
+        None, "See StoreSettings.redis_url.", validation_alias="REDIS_URL", exclude=True
+    )
+    workers: int = setting(
+        2,
+        "Worker processes of ``python -m service worker``.",
+        ge=1,
+        validation_alias="TIGRIS_RQ_WORKERS",
+    )
+    queue: str = setting(
+        "tigris", "The queue's name.", pattern=QUEUE_NAME, validation_alias="TIGRIS_RQ_QUEUE"
+    )
+    retries: Annotated[tuple[int, ...], NoDecode] = setting(
+        DEFAULT_RETRIES,
+        "Seconds before each retry of a failed job, comma-separated (exponential backoff; "
+        "as many retries as delays, at most 10); ``none``: no retry.",
+        max_length=10,
+        validation_alias="TIGRIS_JOB_RETRIES",
+    )
+    sweep_s: int = setting(
+        15,
+        "Seconds between two sweeps over the active games (bots, clocks).",
+        ge=1,
+        validation_alias="TIGRIS_JOB_SWEEP_S",
+    )
+    abandoned_s: int = setting(
+        15,
+        "A job whose worker sent no heartbeat for this many seconds is abandoned "
+        "(retried, or failed when it has no retry left).",
+        ge=1,
+        validation_alias="TIGRIS_RQ_ABANDONED_S",
+    )
+    maintenance_s: int = setting(
+        15,
+        "Seconds between a worker's registry cleanups.",
+        ge=1,
+        validation_alias="TIGRIS_RQ_MAINTENANCE_S",
+    )
+    embedded_worker: bool = setting(
+        True,
+        "``python -m service`` on the embedded Redis also runs ``python -m service worker``.",
+    )
+    webhook_allow_private: bool = setting(
+        False,
+        "Allow webhook URLs on loopback, link-local and private addresses (refused by "
+        "default: server-side request forgery).",
+    )
+    webhook_timeout_s: int = setting(5, "Seconds a webhook delivery may take.", ge=1)
+    webhook_max_failures: int = setting(
+        8, "Consecutive failed deliveries that disable a webhook subscription.", ge=1
+    )
+    webhook_schedule: Annotated[tuple[int, ...], NoDecode] = setting(
+        DEFAULT_WEBHOOK_SCHEDULE,
+        "Seconds before each attempt at a webhook message, comma-separated, 2 to 50: the "
+        "Standard Webhooks schedule (immediately, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h); "
+        "each retry's delay gets 10 % jitter either way, and the last delay repeats should "
+        "``TIGRIS_WEBHOOK_MAX_FAILURES`` allow more attempts.",
+        min_length=2,
+        max_length=50,
+    )
+    webhook_retry_after_max_s: int = setting(
+        36000,
+        "The longest ``Retry-After`` (of a 429 or 503 answer) a webhook retry waits for.",
+        ge=1,
+    )
+    webhooks_per_game: int = setting(
+        20, "Webhook subscriptions a game may have (409 ``too-many-webhooks`` beyond).", ge=1
+    )
+    webhooks_per_token: int = setting(
+        5,
+        "Webhook subscriptions one token (a seat's, or the admin's) may make in one game.",
+        ge=1,
+    )
+    audit_s: int = setting(3600, "Seconds between two audits of every active game.", ge=1)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _queue_redis_defaults_to_the_store(cls, data: Any) -> Any:
+        """No ``RQ_REDIS_URL``: the store's ``REDIS_URL``, unless that is a cluster."""
+        if not isinstance(data, dict):
+            return data
+        own = data.get("rq_redis_url") or data.get("RQ_REDIS_URL")
+        store = data.get("store_redis_url") or data.get("REDIS_URL")
+        if not own and store and not is_cluster_url(str(store)):
+            data = {k: v for k, v in data.items() if k not in ("RQ_REDIS_URL", "rq_redis_url")}
+            data["rq_redis_url"] = store
+        return data
+
+    @field_validator("rq_redis_url")
+    @classmethod
+    def _single_server(cls, url: str | None) -> str | None:
+        if url is not None and is_cluster_url(url):
+            raise ValueError(
+                f"{redact_url(url)} is a Redis Cluster; RQ needs a single server: "
+                "set RQ_REDIS_URL to a plain Redis"
             )
-        if self.workers < 1:
-            raise SettingsError(f"TIGRIS_RQ_WORKERS must be >= 1, not {self.workers}")
-        if not self.queue or not set(self.queue) <= _QUEUE_CHARS or len(self.queue) > 60:
-            raise SettingsError(f"TIGRIS_RQ_QUEUE {self.queue!r} is not a plain name")
-        if any(delay < 0 for delay in self.retries) or len(self.retries) > 10:
-            raise SettingsError(f"TIGRIS_JOB_RETRIES must be up to 10 delays >= 0: {self.retries}")
-        for name, value in (
-            ("TIGRIS_JOB_SWEEP_S", self.sweep_s),
-            ("TIGRIS_RQ_ABANDONED_S", self.abandoned_s),
-            ("TIGRIS_RQ_MAINTENANCE_S", self.maintenance_s),
-            ("TIGRIS_WEBHOOK_TIMEOUT_S", self.webhook_timeout_s),
-            ("TIGRIS_WEBHOOK_MAX_FAILURES", self.webhook_max_failures),
-            ("TIGRIS_AUDIT_S", self.audit_s),
-        ):
-            if value < 1:
-                raise SettingsError(f"{name} must be >= 1, not {value}")
+        return url
+
+    @field_validator("retries", "webhook_schedule", mode="before")
+    @classmethod
+    def _delays(cls, raw: Any) -> Any:
+        if not isinstance(raw, str):
+            return raw
+        if raw.strip() == "none":
+            return ()
+        try:
+            return tuple(int(part) for part in raw.split(","))
+        except ValueError:
+            raise ValueError("must be comma-separated seconds (or none)") from None
+
+    @field_validator("retries", "webhook_schedule")
+    @classmethod
+    def _non_negative(cls, delays: tuple[int, ...]) -> tuple[int, ...]:
+        if any(delay < 0 for delay in delays):
+            raise ValueError("delays must be >= 0")
+        return delays
 
     @property
     def configured(self) -> bool:
         """Whether there is a queue Redis at all (not with only a cluster ``REDIS_URL``)."""
         return self.rq_redis_url is not None
-
-    @classmethod
-    def from_env(cls, env: Mapping[str, str] | None = None) -> JobSettings:
-        env = os.environ if env is None else env
-        url = env.get("RQ_REDIS_URL") or env.get("REDIS_URL") or None
-        if url is not None and not env.get("RQ_REDIS_URL") and is_cluster_url(url):
-            url = None  # a cluster store and no queue Redis: no background jobs
-        return cls(
-            rq_redis_url=url,
-            workers=int_setting(env, "TIGRIS_RQ_WORKERS", 2),
-            queue=env.get("TIGRIS_RQ_QUEUE") or "tigris",
-            retries=_delays(env.get("TIGRIS_JOB_RETRIES")),
-            sweep_s=int_setting(env, "TIGRIS_JOB_SWEEP_S", 15),
-            abandoned_s=int_setting(env, "TIGRIS_RQ_ABANDONED_S", 15),
-            maintenance_s=int_setting(env, "TIGRIS_RQ_MAINTENANCE_S", 15),
-            embedded_worker=_flag(env, "TIGRIS_EMBEDDED_WORKER", True),
-            webhook_allow_private=_flag(env, "TIGRIS_WEBHOOK_ALLOW_PRIVATE", False),
-            webhook_timeout_s=int_setting(env, "TIGRIS_WEBHOOK_TIMEOUT_S", 5),
-            webhook_max_failures=int_setting(env, "TIGRIS_WEBHOOK_MAX_FAILURES", 8),
-            audit_s=int_setting(env, "TIGRIS_AUDIT_S", 3600),
-        )
-
-
-def _flag(env: Mapping[str, str], name: str, default: bool) -> bool:
-    raw = env.get(name, "").strip().lower()
-    if raw == "":
-        return default
-    if raw in {"1", "true", "yes"}:
-        return True
-    if raw in {"0", "false", "no"}:
-        return False
-    raise SettingsError(f"{name} must be 1/0, true/false or yes/no, not {raw!r}")
-
-
-def _delays(raw: str | None) -> tuple[int, ...]:
-    if raw is None or raw.strip() == "":
-        return DEFAULT_RETRIES
-    if raw.strip() == "none":
-        return ()
-    try:
-        return tuple(int(part) for part in raw.split(","))
-    except ValueError:
-        raise SettingsError(
-            f"TIGRIS_JOB_RETRIES must be comma-separated seconds, not {raw!r}"
-        ) from None

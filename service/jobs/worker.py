@@ -5,6 +5,11 @@ take jobs from the queue on the queue Redis; one of them at a time also runs RQ'
 scheduler, which enqueues scheduled jobs (retries after their backoff, the periodic sweep)
 when they are due. Each job runs in a fork of its worker (a "work horse").
 
+Every process forked here dies with its parent (``service.lifeline``): a pool process
+killed with SIGKILL takes its workers with it, a killed worker its scheduler and its work
+horse, so no orphan goes on holding the scheduler's lock or running a job that is also
+retried as abandoned.
+
 A job whose worker dies (SIGKILL, the OOM killer, a lost machine) stays "started" until
 its heartbeats have been missing for ``TIGRIS_RQ_ABANDONED_S``; the next registry cleanup
 (every ``TIGRIS_RQ_MAINTENANCE_S`` on some worker) then retries it like a failure (or moves
@@ -16,7 +21,6 @@ worker's bot move is made again within seconds.
 from __future__ import annotations
 
 import logging
-import os
 import sys
 from typing import Any
 
@@ -24,9 +28,10 @@ from rq import Worker
 from rq.job import Job
 from rq.worker_pool import WorkerPool
 
-from service.config import SettingsError, StoreSettings
+from service.config import LogSettings, SettingsError, StoreSettings
 from service.jobs.queues import job_queue, queue_connection
 from service.jobs.settings import JobSettings
+from service.lifeline import forked_children_die_with_parent
 
 log = logging.getLogger("tigris.jobs")
 
@@ -84,12 +89,14 @@ def run_workers(settings: JobSettings | None = None, *, burst: bool = False) -> 
     queue = job_queue(settings, connection)
     schedule_sweep(queue, settings)
     schedule_audit(queue, settings)
-    logging.basicConfig(level=os.environ.get("TIGRIS_LOG_LEVEL", "INFO"))
+    level = LogSettings().log_level.upper()
+    logging.basicConfig(level=level)
+    forked_children_die_with_parent()  # workers, their schedulers and work horses
     pool = WorkerPool(
         [settings.queue],
         connection=connection,
         num_workers=settings.workers,
         worker_class=TigrisWorker,
     )
-    pool.start(burst=burst, logging_level=os.environ.get("TIGRIS_LOG_LEVEL", "INFO"))
+    pool.start(burst=burst, logging_level=level)
     return 0

@@ -80,7 +80,7 @@ def main() -> None:
                         break
                 seat = sorted(game.rules.awaited(game.state) or {0})[0]
                 auth = {"Authorization": f"Bearer {tokens[seat]}"}
-                etag = f'"{game.version}"'
+                etag = f'"{game.version}-seat{seat}"'  # this seat's view (per-viewer ETags)
                 for resource in ("legal-commands", "state", "events?limit=100"):
                     url = f"/games/{game_id}/{resource}"
                     for name, headers in VARIANTS.items():

@@ -3,10 +3,11 @@
 From an event's append to its arrival at a receiver: a fresh embedded Redis, a real
 ``python -m service worker`` (RQ workers in their own processes), a real HTTP receiver on
 loopback that verifies every signature with ``standardwebhooks``, and one board game with a
-spectator's subscription. Commands go through the application service and then the API's
-fast path (``JobTriggers.after_change``: enqueue the delivery), one every ``--pace`` ms; the
-latency of an event is its arrival at the receiver minus its ``recorded_at`` (both the same
-machine's clock). Prints p50 / p90 / p99 / max.
+spectator's subscription (made through the store, as the admin's). Commands go through the
+application service and then the API's fast path (``JobTriggers.after_change``: enqueue the
+delivery), one every ``--pace`` ms; the latency of an event is its arrival at the receiver
+minus its ``recorded_at`` (both the same machine's clock). Prints p50 / p90 / p99 / max, and
+the deliveries beside their distinct ``webhook-id`` s.
 
 Run:  .venv/bin/python -m tests.benchmarks.bench_webhooks [--commands 200] [--pace 50]
 """
@@ -119,9 +120,11 @@ def main() -> None:
             connection.close()
     latencies = [(arrived[v] - appended[v]) * 1000 for v in appended if v in arrived]
     deliveries = len(receiver.of("/bench"))
+    ids = {delivery.headers["webhook-id"] for delivery in receiver.of("/bench")}
     print(
         f"{len(appended)} events in {args.commands} commands, one every {args.pace:.0f} ms; "
-        f"{deliveries} signed deliveries, all verified; {len(appended) - len(latencies)} missing"
+        f"{deliveries} signed deliveries ({len(ids)} webhook-ids), all verified; "
+        f"{len(appended) - len(latencies)} missing"
     )
     print(
         f"append -> receiver: p50 {statistics.median(latencies):.1f} ms, "

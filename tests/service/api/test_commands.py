@@ -31,7 +31,7 @@ def test_a_legal_command_appends_events_and_moves_the_version(api: Api, kind: st
     assert response.status_code == 200, response.get_json()
     body = response.get_json()
     assert body["version"] == game.version + len(body["events"]) > game.version
-    assert response.headers["ETag"] == f'"{body["version"]}"'
+    assert response.headers["ETag"] == f'"{body["version"]}-seat{seat}"'
     assert response.headers["Idempotent-Replayed"] == "false"
     assert all(e["actor"] == f"seat:{seat}" and e["seat"] == seat for e in body["events"])
     assert [e["version"] for e in body["events"]] == list(

@@ -7,6 +7,7 @@ import gzip
 import json
 import socket
 import time
+from collections.abc import Callable
 
 import pytest
 import requests
@@ -91,25 +92,32 @@ def test_json_is_compressed_when_the_client_accepts_it(api: Api, raw: FlaskClien
     path = f"/games/{game.game_id}/legal-commands"
     plain = client.get(path, headers=game.seat(seat))
     packed = client.get(path, headers={**game.seat(seat), "Accept-Encoding": "gzip"})
-    # then the same document comes back gzip-coded, much smaller, with the same ETag
+    # then the same document comes back gzip-coded, much smaller, its ETag naming the coding
+    # (other bytes, another strong validator: flask-compress appends it)
     assert "Content-Encoding" not in plain.headers
     # a response to a client that offered no encoding still tells caches it could vary
     assert "Accept-Encoding" in plain.headers["Vary"]
     assert packed.headers["Content-Encoding"] == "gzip"
     assert "Accept-Encoding" in packed.headers["Vary"]
-    assert packed.headers["ETag"] == plain.headers["ETag"]
+    assert plain.headers["ETag"] == f'"{game.version}-seat{seat}"'
+    assert packed.headers["ETag"] == f'"{game.version}-seat{seat}:gzip"'
     assert gzip.decompress(packed.data) == plain.data
     assert len(packed.data) * 4 < len(plain.data)
-    # and a 304 stays empty
-    again = client.get(
-        path,
-        headers={
-            **game.seat(seat),
-            "Accept-Encoding": "gzip",
-            "If-None-Match": plain.headers["ETag"],
-        },
+    # and a 304 stays empty, for either ETag of the same view, and names the one that matched
+    for etag in (plain.headers["ETag"], packed.headers["ETag"]):
+        again = client.get(
+            path, headers={**game.seat(seat), "Accept-Encoding": "gzip", "If-None-Match": etag}
+        )
+        assert again.status_code == 304 and again.data == b""
+        assert again.headers["ETag"] == etag
+    # and either is a valid If-Match for a command
+    command = client.get(path, headers=game.seat(seat)).get_json()["commands"][0]
+    sent = client.post(
+        f"/games/{game.game_id}/commands",
+        json=command,
+        headers={**game.seat(seat), "If-Match": packed.headers["ETag"]},
     )
-    assert again.status_code == 304 and again.data == b""
+    assert sent.status_code == 200, sent.get_json()
 
 
 def test_the_spec_and_problems_are_compressed_too(raw: FlaskClient) -> None:
@@ -179,4 +187,74 @@ def test_admin_events_are_conditional(api: Api, client: FlaskClient) -> None:
         headers={**admin(), "If-None-Match": first.headers["ETag"]},
     )
     assert again.status_code == 304
-    assert json.loads(first.data)["version"] == int(first.headers["ETag"].strip('"'))
+    assert first.headers["ETag"] == f'"{json.loads(first.data)["version"]}-admin"'
+
+
+def _spectator(game: Game) -> dict[str, str]:
+    return {}
+
+
+VIEWERS: dict[str, Callable[[Game], dict[str, str]]] = {
+    "spectator": _spectator,
+    "seat0": lambda game: game.seat(0),
+    "seat1": lambda game: game.seat(1),
+    "admin": lambda game: admin(),
+}
+
+
+@pytest.mark.parametrize("kind", ["board", "cards"])
+def test_each_viewer_has_its_own_etag_and_no_other_viewers_etag_is_a_304(
+    api: Api, client: FlaskClient, kind: str
+) -> None:
+    """One representation, one ETag (RFC 9110 8.8.3): a spectator, each seat and the admin
+    read different bodies of the same version, so each gets its own ETag; another viewer's
+    ETag (or the bare version) in If-None-Match gets the caller's own body, never a 304 that
+    would have it keep another viewer's; and every answer says it varies with the token and
+    is for no shared cache."""
+    game = api.create(kind, 2, seed=7)
+    for suffix in ("/state", "/events", ""):
+        path = f"/games/{game.game_id}{suffix}"
+        # given each viewer's read of the resource
+        reads = {viewer: client.get(path, headers=who(game)) for viewer, who in VIEWERS.items()}
+        for viewer, read in reads.items():
+            assert read.status_code == 200, (path, viewer)
+            assert read.headers["ETag"] == f'"{game.version}-{viewer}"'
+            assert "Authorization" in read.headers["Vary"]
+            assert "Accept-Encoding" in read.headers["Vary"]
+            assert read.headers["Cache-Control"] == "private, no-cache"
+        for viewer, who in VIEWERS.items():
+            others = [r.headers["ETag"] for v, r in reads.items() if v != viewer]
+            # when the viewer sends every other viewer's ETag, and the bare version
+            for etag in [*others, f'"{game.version}"', ", ".join(others)]:
+                answer = client.get(path, headers={**who(game), "If-None-Match": etag})
+                # then it gets its own body, whole, with its own ETag
+                assert answer.status_code == 200, (path, viewer, etag)
+                assert answer.data == reads[viewer].data
+                assert answer.headers["ETag"] == reads[viewer].headers["ETag"]
+            # and its own ETag is a 304 carrying the same caching headers
+            own = client.get(
+                path, headers={**who(game), "If-None-Match": reads[viewer].headers["ETag"]}
+            )
+            assert own.status_code == 304, (path, viewer)
+            assert "Authorization" in own.headers["Vary"]
+            assert own.headers["Cache-Control"] == "private, no-cache"
+    # a seat's and a spectator's bodies differ indeed (hidden hands)
+    state = f"/games/{game.game_id}/state"
+    assert client.get(state).data != client.get(state, headers=game.seat(0)).data
+
+
+def test_if_match_takes_every_etag_form_clients_hold(api: Api, client: FlaskClient) -> None:
+    """A command's If-Match may be the ETag of any view (any viewer's, any coding) or the
+    bare version the web client builds: all name the game's version. Another version in
+    any of these forms is a 412."""
+    game = api.create("board", 2, seed=3)
+    forms = ["{v}", "{v}-spectator", "{v}-seat{s}", "{v}-admin", "{v}-seat{s}:gzip", "{v}-admin:br"]
+    for form in forms:
+        seat = api.awaited(game)[0]
+        version = api.version(game)
+        stale = '"' + form.format(v=version + 1, s=seat) + '"'
+        refused = api.command(game, seat, api.legal(game, seat)[0], if_match=stale)
+        assert refused.status_code == 412, (form, refused.get_json())
+        etag = '"' + form.format(v=version, s=seat) + '"'
+        sent = api.command(game, seat, api.legal(game, seat)[0], if_match=etag)
+        assert sent.status_code == 200, (form, sent.get_json())

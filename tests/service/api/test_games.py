@@ -8,7 +8,15 @@ import pytest
 import redis
 from flask.testing import FlaskClient
 
-from tests.service.api.conftest import KINDS, Api, admin, auth, problem
+from tests.service.api.conftest import (
+    KINDS,
+    Api,
+    admin,
+    admin_events,
+    auth,
+    domain_state,
+    problem,
+)
 
 
 @pytest.mark.parametrize("kind", KINDS)
@@ -22,7 +30,7 @@ def test_create_returns_one_long_secret_token_per_seat(
     game = body["game"]
     assert game["kind"] == kind and game["status"] == "active"
     assert [s["name"] for s in game["seats"]] == ["Ann", "Bob", "Cy"]
-    assert response.headers["ETag"] == f'"{game["version"]}"'
+    assert response.headers["ETag"] == f'"{game["version"]}-spectator"'
     assert response.headers["Location"] == f"/games/{game['game_id']}"
     tokens = [s["token"] for s in body["seats"]]
     assert len(set(tokens)) == 3 and all(len(t) >= 40 for t in tokens)
@@ -169,7 +177,7 @@ def test_get_game_and_unknown_games(api: Api, client: FlaskClient) -> None:
 
     assert response.status_code == 200
     assert response.get_json() == game.body["game"]
-    assert response.headers["ETag"] == f'"{game.version}"'
+    assert response.headers["ETag"] == f'"{game.version}-spectator"'
     assert problem(client.get("/games/nosuchgame"), 404)["type"] == "/problems/not-found"
     problem(client.get("/games/bad%20id"), 404)
     problem(client.get(f"/games/{game.game_id}", headers=auth(game.tokens[0] + "x")), 401)
@@ -180,3 +188,31 @@ def test_unsupported_methods_are_405_with_allow(api: Api, client: FlaskClient) -
     response = client.delete(f"/games/{game.game_id}")
     problem(response, 405)
     assert "GET" in response.headers["Allow"]
+
+
+# issue 21, point 16: the trader's variant of the Hungarian and Italian texts
+@pytest.mark.parametrize("takes_one", [None, False, True])
+def test_a_card_game_is_created_with_the_trader_variant_recorded_in_its_setup_event(
+    api: Api, client: FlaskClient, takes_one: bool | None
+) -> None:
+    # given a card game created with trader_takes_one on, off or not named (default: off)
+    options = {} if takes_one is None else {"trader_takes_one": takes_one}
+    game = api.create("cards", 2, options=options)
+
+    # when its metadata, its state and its setup event are read
+    metadata = client.get(f"/games/{game.game_id}").get_json()
+    state = client.get(f"/games/{game.game_id}/state", headers=game.seat(0)).get_json()
+    started = admin_events(client, game)[0]
+
+    # then each names the variant, the German reading (false) unless it was asked for
+    expected = takes_one is True
+    assert metadata["options"]["trader_takes_one"] is expected
+    assert state["state"]["options"]["trader_takes_one"] is expected
+    assert started["type"] == "cards.GameStarted"
+    assert started["data"]["options"]["trader_takes_one"] is expected
+    assert domain_state(client, game).options.trader_takes_one is expected
+
+
+def test_the_trader_variant_must_be_a_boolean(client: FlaskClient) -> None:
+    body = {"kind": "cards", "seats": ["A", "B"], "options": {"trader_takes_one": "yes"}}
+    assert problem(client.post("/games", json=body), 422)["field"] == "trader_takes_one"

@@ -40,7 +40,7 @@ def test_state_is_the_domain_view_of_the_caller(api: Api, client: FlaskClient, k
         body = response.get_json()
         assert body["viewer"] == f"seat:{seat}" and body["over"] is False
         assert body["state"] == rules.view(state, seat)
-        assert response.headers["ETag"] == f'"{body["version"]}"'
+        assert response.headers["ETag"] == f'"{body["version"]}-seat{seat}"'
     spectator = client.get(f"/games/{game.game_id}/state").get_json()
     assert spectator["viewer"] == "spectator" and spectator["state"] == rules.view(state, None)
     everything = client.get(f"/games/{game.game_id}/state", headers=admin()).get_json()
@@ -58,7 +58,7 @@ def test_time_travel_is_redacted_and_bounded(api: Api, client: FlaskClient, kind
 
     assert start.status_code == 200
     assert start.get_json()["version"] == game.version
-    assert start.headers["ETag"] == f'"{now}"'
+    assert start.headers["ETag"] == f'"{now}-seat0"'
     rules = game.rules
     setup = domain_events(game, admin_events(client, game))[: game.version]
     assert start.get_json()["state"] == rules.view(rules.fold(setup), 0)

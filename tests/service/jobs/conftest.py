@@ -82,6 +82,7 @@ def receiver() -> Iterator[Receiver]:
     """A real webhook receiver on loopback (``tests.service.jobs.receiver``)."""
     found, server = start_receiver()
     yield found
+    found.release.set()
     server.shutdown()
     server.server_close()
 

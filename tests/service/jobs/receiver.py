@@ -1,6 +1,7 @@
 """A real webhook receiver on loopback: an HTTP server in a thread that records every POST
 (headers, body, arrival time), verifies its signature with the ``standardwebhooks``
-package once it knows the secret, and answers with the status it is told to."""
+package once it knows the secret, and answers with the status (and headers) it is told to,
+per path if told so; told to hold, it keeps each request waiting until released."""
 
 from __future__ import annotations
 
@@ -29,8 +30,15 @@ class Receiver:
     port: int
     secrets: dict[str, str] = field(default_factory=dict)  # path → secret
     status: int = 204
+    statuses: dict[str, int] = field(default_factory=dict)  # path → status (else ``status``)
+    headers: dict[str, str] = field(default_factory=dict)  # sent with every answer
     deliveries: list[Delivery] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
+    # While ``hold`` is set, a request is recorded, ``arrived`` is set, and the answer waits
+    # for ``release`` (so a test can kill the sender mid-request).
+    hold: threading.Event = field(default_factory=threading.Event)
+    arrived: threading.Event = field(default_factory=threading.Event)
+    release: threading.Event = field(default_factory=threading.Event)
 
     def url(self, path: str) -> str:
         return f"http://127.0.0.1:{self.port}{path}"
@@ -61,9 +69,17 @@ def start_receiver() -> tuple[Receiver, ThreadingHTTPServer]:
             length = int(self.headers.get("Content-Length", "0"))
             body = self.rfile.read(length).decode()
             receiver.record(self.path, {k.lower(): v for k, v in self.headers.items()}, body)
-            self.send_response(receiver.status)
-            self.send_header("Content-Length", "0")
-            self.end_headers()
+            if receiver.hold.is_set():
+                receiver.arrived.set()
+                receiver.release.wait(120)
+            try:
+                self.send_response(receiver.statuses.get(self.path, receiver.status))
+                for name, value in receiver.headers.items():
+                    self.send_header(name, value)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+            except OSError:  # the sender is gone (killed while it waited)
+                pass
 
         def log_message(self, format: str, *args: Any) -> None:
             pass

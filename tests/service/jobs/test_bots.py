@@ -5,20 +5,24 @@ bot-only games to the end; a bot decides from its seat's view only, on the job p
 from __future__ import annotations
 
 import random
+import secrets
 from typing import Any
 
 import pytest
+import redis
 from flask.testing import FlaskClient
 
 from domain.games import all_games
 from service.application.bots import BotSeat
 from service.application.game_service import GameService
 from service.application.mapper import CommandMeta, StoredEvent
+from service.application.tokens import hash_token
 from service.events import SERVICE_KIND, UndoAnswered
 from service.jobs.bots import bot_command, job_id_of, play_bot
 from service.jobs.sweep import sweep
+from service.store.redis_streams import RedisKeys
 from tests.bots.positions import GAMES, sample_positions, scramble
-from tests.service.api.conftest import admin
+from tests.service.api.conftest import admin, auth
 from tests.service.jobs.conftest import Jobs
 
 SYSTEM = CommandMeta(command_id="test", actor="system", seat=None)
@@ -38,6 +42,20 @@ def create(
     assert response.status_code == 201, response.get_json()
     created: dict[str, Any] = response.get_json()
     return created
+
+
+def stored_token_seats(redis_client: redis.Redis, key_prefix: str, game_id: str) -> list[int]:
+    """The seats the token store holds a token hash for (the raw hash, as stored)."""
+    seats: dict[str, str] = redis_client.hgetall(RedisKeys(key_prefix).tokens(game_id))  # type: ignore[assignment]
+    return sorted(int(seat) for seat in seats.values())
+
+
+def plant_token(redis_client: redis.Redis, key_prefix: str, game_id: str, seat: int) -> str:
+    """A token whose hash is written straight into the token store for ``seat``, as the
+    versions before this rule stored one for every named seat, bots' included."""
+    token = secrets.token_urlsafe(32)
+    redis_client.hset(RedisKeys(key_prefix).tokens(game_id), hash_token(token), str(seat))
+    return token
 
 
 def commands_of(events: list[StoredEvent]) -> list[tuple[str, int, str]]:
@@ -207,12 +225,21 @@ def test_the_job_decides_from_the_seat_view_only(game: str, bot: str) -> None:
 
 @pytest.mark.parametrize("bots", [1, 2])
 def test_bot_seats_approve_an_undo_request_that_awaits_them(
-    client: FlaskClient, games: GameService, jobs: Jobs, bots: int
+    client: FlaskClient,
+    games: GameService,
+    jobs: Jobs,
+    bots: int,
+    *,
+    redis_client: redis.Redis,
+    key_prefix: str,
 ) -> None:
     # Given Ann against greedy bots on the board, her turn come (the bots play theirs)
     seats: list[Any] = ["Ann", *[{"bot": "greedy"}] * bots]
     created = create(client, "board", seats, SEAT_0_STARTS["board"])
     game_id = created["game"]["game_id"]
+    # (the bots' seats have no token; one stored for seat 1 as older versions did)
+    assert all("token" not in seat for seat in created["seats"][1:])
+    old = plant_token(redis_client, key_prefix, game_id, 1)
     ann = {"Authorization": f"Bearer {created['seats'][0]['token']}"}
     rules = all_games()["board"]
     jobs.run()
@@ -252,3 +279,7 @@ def test_bot_seats_approve_an_undo_request_that_awaits_them(
     )
     # and no bot moved over the open request: Ann is awaited again
     assert after.rules.awaited(after.state) == frozenset({0})
+    # and the undo gave the bots' seats no token: only Ann's and the old one are stored,
+    # and the old one still stands for no one (issue 21, point 1)
+    assert stored_token_seats(redis_client, key_prefix, game_id) == [0, 1]
+    assert client.get(f"/games/{game_id}/state", headers=auth(old)).status_code == 401

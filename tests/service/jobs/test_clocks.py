@@ -111,7 +111,8 @@ def test_a_running_clock_is_never_answered_not_modified(client: FlaskClient) -> 
     [before], [now] = first.get_json()["clock"]["seats"], again.get_json()["clock"]["seats"]
     assert now["remaining_ms"] <= before["remaining_ms"]
     # while the state of a clocked game still answers 304 for an unchanged version
-    state = client.get(f"/games/{game_id}/state", headers={"If-None-Match": f'"{version}"'})
+    etag = f'"{version}-spectator"'  # the spectator's view (service.api.http.viewer_etag)
+    state = client.get(f"/games/{game_id}/state", headers={"If-None-Match": etag})
     assert state.status_code == 304
 
 
@@ -124,6 +125,8 @@ def test_a_running_clock_is_never_answered_not_modified(client: FlaskClient) -> 
         {"per_decision_s": 1.5},
         {"per_decision_s": 5, "on_expiry": "mcts"},
         {"initial_s": 5, "bonus": 1},
+        # a DecisionClock has no increment (issue 21, point 8: Clock is one of two shapes)
+        {"per_decision_s": 5, "increment_s": 1},
     ],
 )
 def test_a_bad_clock_is_refused_and_creates_nothing(

@@ -21,7 +21,7 @@ from typing import Any
 from domain.common.codec import JSON, TypeRegistry
 from domain.common.errors import FormatError, GameOver, IllegalCommand, NotAwaited
 from domain.common.exact import is_int_between
-from domain.common.protocol import Redaction, fold_with
+from domain.common.protocol import Redaction, SharedEnum, fold_with
 from domain.common.schema import SEAT, array, const, nullable, record
 
 POSITION_FORMAT = "pile/1"
@@ -150,6 +150,8 @@ class PileRules:
     events: TypeRegistry[PileEvent] = EVENTS
     schemas: Mapping[str, JSON] = SCHEMAS
     redacted: Mapping[str, Redaction] = REDACTED
+    enums: Mapping[str, SharedEnum] = {}
+    inlined: Mapping[str, JSON] = {}
     playouts_per_ms: float = 20.0
 
     def normalize_options(self, options: Mapping[str, Any]) -> dict[str, Any]:

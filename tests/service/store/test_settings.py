@@ -30,8 +30,14 @@ def test_values_from_the_environment() -> None:
             "TIGRIS_KEY_PREFIX": "t2",
         }
     )
-    assert settings == StoreSettings(
-        "redis://example:6380/2", Path("/data/redis"), "everysec", None, 10, 90000, "t2"
+    assert settings == StoreSettings.from_env(
+        {},
+        redis_url="redis://example:6380/2",
+        redis_dir=Path("/data/redis"),
+        appendfsync="everysec",
+        snapshot_every=10,
+        idempotency_ttl_s=90000,
+        key_prefix="t2",
     )
 
 
