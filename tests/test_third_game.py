@@ -213,9 +213,9 @@ def test_random_bots_play_it_to_the_end_on_the_workers(
     # when the workers run until nothing is left to do
     run_jobs(env)
     # then the game is over, and its stored result is the domain's fold of its events
-    game = games.load(game_id)
+    game = games.repository.get(game_id)
     assert game.info.status == "over" and PILE.is_over(game.state)
-    moves = [e for e in games.events(game_id, 0) if e.type == "pile.CountersTaken"]
+    moves = [e for e in games.queries.events(game_id, 0) if e.type == "pile.CountersTaken"]
     assert moves and all(str(e.metadata["actor"]).startswith("bot:") for e in moves)
 
 
