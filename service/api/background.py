@@ -12,11 +12,12 @@ from flask import Flask, current_app
 from service.api.context import services
 from service.application.repository import LoadedGame
 from service.config import StoreSettings
-from service.jobs.audit import AuditLog
 from service.jobs.settings import JobSettings
 from service.jobs.triggers import JobTriggers
-from service.jobs.webhooks import WebhookStore
 from service.store.connect import redis_client
+from service.store.port import AuditLog
+from service.store.redis_audit import RedisAuditLog
+from service.store.redis_webhooks import RedisWebhookStore
 
 EXTENSION = "tigris.jobs"
 AUDIT_EXTENSION = "tigris.audit"
@@ -30,8 +31,9 @@ def install(app: Flask, config: Mapping[str, Any]) -> None:
         app.extensions[AUDIT_EXTENSION] = None
         return
     client = redis_client(store.redis_url, decode_responses=True)
-    app.extensions[EXTENSION] = JobTriggers(settings, WebhookStore(client, store.key_prefix))
-    app.extensions[AUDIT_EXTENSION] = AuditLog(client, store.key_prefix)
+    hooks = RedisWebhookStore(client, prefix=store.key_prefix)
+    app.extensions[EXTENSION] = JobTriggers(settings, hooks)
+    app.extensions[AUDIT_EXTENSION] = RedisAuditLog(client, prefix=store.key_prefix)
 
 
 def triggers() -> JobTriggers | None:
