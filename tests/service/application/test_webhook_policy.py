@@ -33,7 +33,7 @@ def games() -> tuple[GameService, InMemoryEventStore]:
 
 
 def policy(
-    games: tuple[GameService, InMemoryEventStore], **limits: int
+    games: tuple[GameService, InMemoryEventStore], per_game: int = 20, per_token: int = 5
 ) -> tuple[Webhooks, list[str]]:
     service, store = games
     enabled: list[str] = []
@@ -41,7 +41,7 @@ def policy(
         service,
         Credentials(store.tokens, bot_seats=lambda game_id: ()),
         InMemoryWebhookStore(),
-        WebhookLimits(**limits),
+        WebhookLimits(per_game=per_game, per_token=per_token),
         on_enabled=lambda game: enabled.append(game.game_id),
     )
     return hooks, enabled
