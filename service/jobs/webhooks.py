@@ -8,14 +8,14 @@ batch under way and when the next attempt is due; each keeps a delivery log (the
 attempts). Who may subscribe, the limits and the URL check at subscription are the
 application's (``service.application.webhooks``).
 
-A delivery (``deliver_webhook``) sends the events after the cursor (up to 100), redacted
-exactly as the subscriber's seat (or a spectator) may see them through the API
-(``service.application.rendering``), filtered by
-type, as one POST signed per the Standard Webhooks specification with the
-``standardwebhooks`` package. The batch's bounds are fixed, and stored, before its first
-attempt: every attempt at it (a retry after an error answer, or after a work horse died
-mid-POST) sends the same events under the same ``webhook-id``, and events appended meanwhile
-go into the next batch, so a receiver that drops repeats by id sees each event once.
+A delivery (the job ``service.jobs.tasks.deliver_webhook``) sends the events after the
+cursor (up to 100), redacted exactly as the subscriber's seat (or a spectator) may see them
+through the API (``service.application.rendering``), filtered by type, as one POST signed
+per the Standard Webhooks specification with the ``standardwebhooks`` package. The
+batch's bounds are fixed, and stored, before its first attempt: every attempt at it (a
+retry after an error answer, or after a work horse died mid-POST) sends the same events
+under the same ``webhook-id``, and events appended meanwhile go into the next batch, so a
+receiver that drops repeats by id sees each event once.
 
 A 2xx moves the cursor on. A 410 Gone disables the subscription at once. Anything else (an
 error status, a timeout, a refused URL) is logged and counted, and the next attempt is an
