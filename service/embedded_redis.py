@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import atexit
 import contextlib
-import ctypes
 import fcntl
 import os
 import re
@@ -37,6 +36,8 @@ from pathlib import Path
 from types import TracebackType
 
 import redis
+
+from service.lifeline import die_with_parent
 
 _VERSION_RE = re.compile(r"v=(\d+)\.(\d+)\.(\d+)")
 _MAX_SOCKET_PATH = 100  # sun_path is 108 bytes on Linux; keep a margin
@@ -87,26 +88,6 @@ def server_version(binary: str) -> tuple[int, int, int] | None:
         return None
     major, minor, patch = (int(g) for g in match.groups())
     return major, minor, patch
-
-
-def die_with_parent(*, long_lived_thread: bool = False) -> Callable[[], None] | None:
-    """A pre-exec hook asking Linux to SIGTERM the server when its parent dies, so a
-    killed test run or service leaves no orphan Redis behind (SIGTERM: Redis still
-    flushes its AOF). The signal follows the *thread* that forked, so only the main
-    thread, which lives as long as the process, asks for it, or a thread that the caller
-    says lives as long as the server (the supervisor's, which outlives its restarts)."""
-    if not long_lived_thread and threading.current_thread() is not threading.main_thread():
-        return None
-    try:
-        prctl = ctypes.CDLL("libc.so.6", use_errno=True).prctl
-    except (OSError, AttributeError):  # not Linux/glibc: stop() and atexit must do
-        return None
-    pr_set_pdeathsig = 1
-
-    def hook() -> None:
-        prctl(pr_set_pdeathsig, signal.SIGTERM)
-
-    return hook
 
 
 def _free_port() -> int:

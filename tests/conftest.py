@@ -8,6 +8,14 @@ other Redis on the machine. ``redis7_url`` adds a Redis 7 server from the system
 ``redis-server`` when one is installed, and skips otherwise. ``redis_cluster`` is a Redis
 Cluster of three masters with one replica each on loopback ports, from the same binary
 (``tests/redis_cluster.py``); its ``url`` is a ``redis+cluster://`` URL.
+
+Hypothesis profiles: ``ci`` (the default) is derandomized — every run tries the same
+examples, so CI cannot fail at random — with no deadline, a fixed number of examples (a
+test's own ``@settings(max_examples=…)`` still wins), no example database (a failure saved
+by a local run is not replayed) and the ``too_slow`` health check off (2 shared cores).
+``HYPOTHESIS_PROFILE=dev`` searches: random examples on every run, more of them, and the
+local example database replaying what failed before. A failure found with ``dev`` becomes an
+explicit example test (given/when/then), so CI keeps it.
 """
 
 from __future__ import annotations
@@ -18,9 +26,30 @@ from collections.abc import Iterator
 
 import pytest
 import redis
+from hypothesis import HealthCheck, settings
 
 from service.embedded_redis import EmbeddedRedis, system_server_binary
 from tests.redis_cluster import LocalCluster
+
+HYPOTHESIS_PROFILES = ("ci", "dev")
+settings.register_profile(
+    "ci",
+    derandomize=True,
+    deadline=None,
+    max_examples=100,
+    database=None,
+    print_blob=True,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+settings.register_profile(
+    "dev",
+    derandomize=False,
+    deadline=None,
+    max_examples=1000,
+    print_blob=True,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 
 @pytest.fixture(scope="session")

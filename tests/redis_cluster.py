@@ -28,7 +28,8 @@ from pathlib import Path
 
 import redis
 
-from service.embedded_redis import bundled_server_binary, die_with_parent
+from service.embedded_redis import bundled_server_binary
+from service.lifeline import die_with_parent
 
 REDIS_CLI_NAME = "redis-cli"
 BUS_PORT_OFFSET = 10000

@@ -12,7 +12,9 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from domain.board.geometry import (
+    COLS,
     RIVER,
+    ROWS,
     START_TEMPLES,
     block,
     coords,
@@ -157,6 +159,24 @@ def _square(value: Any, field: str) -> int:
     return square(value[0], value[1])
 
 
+def _top_left(value: Any, field: str) -> int:
+    """The top-left corner of a 2x2 square: row 0..9, col 0..14, so that the whole square
+    lies on the board (checked before any of its four squares is looked at)."""
+    if (
+        not isinstance(value, list | tuple)
+        or len(value) != 2
+        or not all(is_int(v) for v in value)
+        or not on_board(value[0], value[1])
+        or not is_block_top_left(square(value[0], value[1]))
+    ):
+        raise FormatError(
+            f"expected the top-left [row, col] of a 2x2 square on the board "
+            f"(row 0..{ROWS - 2}, col 0..{COLS - 2}), got {value!r}",
+            field,
+        )
+    return square(value[0], value[1])
+
+
 def _colour(value: Any, field: str) -> int:
     if not isinstance(value, str):
         raise FormatError(f"unknown colour {value!r}", field)
@@ -224,10 +244,7 @@ def load_position(data: Mapping[str, Any]) -> State:
             m = MONUMENTS.index(Monument(_get(entry, "monument", str)))
         except ValueError:
             raise FormatError(f"unknown monument {entry.get('monument')!r}", "monuments") from None
-        tl = _square(entry.get("at"), "monuments")
-        if not is_block_top_left(tl):
-            raise FormatError(f"no 2x2 square at {_at(tl)}", "monuments")
-        monuments.append((m, tl))
+        monuments.append((m, _top_left(entry.get("at"), "monuments")))
     for m, tl in monuments:
         colours = {board[sq] - FACE_DOWN for sq in block(tl)}
         if len(colours) != 1 or not colours <= set(MONUMENT_COLOURS[m]):
@@ -252,7 +269,9 @@ def load_position(data: Mapping[str, Any]) -> State:
     wars = tuple(_colour(x, "wars") for x in _get(data, "wars", list))
     placed_raw = data.get("placed")
     placed = -1 if placed_raw is None else _square(placed_raw, "placed")
-    candidates = tuple(_square(x, "monument_squares") for x in _get(data, "monument_squares", list))
+    candidates = tuple(
+        _top_left(x, "monument_squares") for x in _get(data, "monument_squares", list)
+    )
     choice = data.get("treasure_choice")
     t_seat, t_take = -1, 0
     t_squares: tuple[int, ...] = ()
@@ -365,16 +384,16 @@ def _declined(
     tiles: set[tuple[int, int]] = set()
     for entry in entries:
         if isinstance(entry, Mapping):
-            tl = _square(entry.get("at"), "declined")
+            tl = _top_left(entry.get("at"), "declined")
             listed = entry.get("tiles")
             if not isinstance(listed, list) or not listed:
                 raise FormatError("expected the declined tiles still on the board", "declined")
             squares = [_square(x, "declined") for x in listed]
         else:
-            tl = _square(entry, "declined")
+            tl = _top_left(entry, "declined")
             squares = [sq for sq in block(tl) if FACE_UP <= board[sq] < CATASTROPHE]
-        if not is_block_top_left(tl) or tl in declined:
-            raise FormatError(f"no 2x2 square at {_at(tl)}, or listed twice", "declined")
+        if tl in declined:
+            raise FormatError(f"the 2x2 square at {_at(tl)} is listed twice", "declined")
         if not set(squares) <= set(block(tl)) or len(set(squares)) != len(squares):
             raise FormatError(f"tiles outside the square at {_at(tl)}", "declined")
         if any(not FACE_UP <= board[sq] < CATASTROPHE for sq in squares):

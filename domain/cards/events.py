@@ -9,16 +9,18 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from domain.cards.model import Options
-from domain.common.codec import TypeRegistry
+from domain.common.codec import JSON, TypeRegistry
 from domain.common.colours import Colour
 
 EVENTS: TypeRegistry[Event] = TypeRegistry("event")
 
 
-@EVENTS.register("GameStarted")
+@EVENTS.register("GameStarted", 2)
 @dataclass(frozen=True, slots=True)
 class GameStarted:
-    """Setup (C-SETUP-4): the pile (and the 2-player set-aside) derive from ``seed``."""
+    """Setup (C-SETUP-4): the pile (and the 2-player set-aside) derive from ``seed``.
+
+    Version 2 records the fourth variant, ``trader_takes_one``, in ``options``."""
 
     seats: tuple[str, ...]
     options: Options
@@ -151,6 +153,16 @@ class TurnBegan:
 @dataclass(frozen=True, slots=True)
 class GameEnded:
     reason: str  # "pile" (C-END-1), "treasures" (C-END-2) or "blocked" (no card playable)
+
+
+@EVENTS.upcaster("GameStarted", 1)
+def _game_started_v1(data: JSON) -> JSON:
+    """Version 1 knew three variants: a game stored then plays the trader's swap as the
+    German text has it (``trader_takes_one`` off), as it did when it was played."""
+    options = data.get("options")
+    if isinstance(options, dict):  # anything else is left for the decoder to refuse
+        return {**data, "options": {**options, "trader_takes_one": False}}
+    return data
 
 
 Event = (

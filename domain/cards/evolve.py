@@ -506,8 +506,10 @@ def _treasure_swapped(state: State, event: TreasureSwapped) -> State:
     )
     head = state.agenda[0]
     assert isinstance(head, TraderSwap)
-    again = trader_swap(state, head.bridge)
     rest = state.agenda[1:]
+    if state.options.trader_takes_one:  # the Hungarian and Italian texts: one treasure
+        return _advance(update(state, agenda=rest))
+    again = trader_swap(state, head.bridge)  # the German text: all but one, one at a time
     if again is not None and again.seat == event.seat:
         rest = (again, *rest)
     return _advance(update(state, agenda=rest))

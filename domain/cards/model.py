@@ -80,11 +80,14 @@ def spot_column(spot: int) -> int:
 
 @dataclass(frozen=True, slots=True)
 class Options:
-    """The three variants of the digest (all off by default)."""
+    """The variants (all off by default): three of the digest, and the trader's swap as the
+    Hungarian and Italian texts have it."""
 
     leader_colour_must_differ: bool = False  # C-LEADER-1 variant
     allow_withdraw: bool = False  # C-LEADER-2 variant
     open_vp_piles: bool = False  # C-VP-1 variant
+    # C-TRADER-1 variant: one swap per join (default: the German all treasures but one)
+    trader_takes_one: bool = False
 
 
 # --- the agenda: what happens next within a turn -------------------------------

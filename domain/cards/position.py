@@ -37,8 +37,12 @@ from domain.common.errors import FormatError
 from domain.common.exact import is_int, is_int_between
 
 FORMAT = "cards-position"
-VERSION = 2
-READABLE_VERSIONS = (1, 2)  # v1: check_ship steps without `before`, ship offers without `run`
+VERSION = 3
+# v1: check_ship steps without `before`, ship offers without `run`;
+# v1, v2: three variants in `options` (read with `trader_takes_one` off, the German swap)
+READABLE_VERSIONS = (1, 2, 3)
+_OPTION_NAMES = ("leader_colour_must_differ", "allow_withdraw", "open_vp_piles")
+_OPTION_NAMES_V3 = (*_OPTION_NAMES, "trader_takes_one")
 _SHIP_COLOUR = {ship: colour for colour, ship in SHIP_FOR.items()}
 
 
@@ -98,6 +102,7 @@ def dump_position(state: State) -> JSON:
             "leader_colour_must_differ": state.options.leader_colour_must_differ,
             "allow_withdraw": state.options.allow_withdraw,
             "open_vp_piles": state.options.open_vp_piles,
+            "trader_takes_one": state.options.trader_takes_one,
         },
         "seed": state.seed,
         "start_player": state.start_player,
@@ -254,7 +259,8 @@ def load_position(data: Mapping[str, Any]) -> State:
     r = _Reader(data)
     if data.get("format") != FORMAT:
         raise FormatError(f"expected {FORMAT!r}", "format")
-    if r.get("version", int) not in READABLE_VERSIONS:
+    version = r.get("version", int)
+    if version not in READABLE_VERSIONS:
         raise FormatError(
             f"unsupported version {data['version']!r} (this code reads {VERSION})", "version"
         )
@@ -263,9 +269,12 @@ def load_position(data: Mapping[str, Any]) -> State:
         raise FormatError("expected 2 to 4 seat names", "seats")
     n = len(seats)
     raw_options = r.get("options", dict)
-    names = {"leader_colour_must_differ", "allow_withdraw", "open_vp_piles"}
-    if set(raw_options) != names or not all(isinstance(v, bool) for v in raw_options.values()):
-        raise FormatError("expected the three boolean variants", "options")
+    names = _OPTION_NAMES_V3 if version >= 3 else _OPTION_NAMES
+    if set(raw_options) != set(names) or not all(isinstance(v, bool) for v in raw_options.values()):
+        raise FormatError(
+            f"expected the {len(names)} boolean variants {', '.join(names)}, got {raw_options!r}",
+            "options",
+        )
     pile = tuple(_card(c, "pile", _CIVIL) for c in r.get("pile", list))
     drawn = _int(r.get("drawn", int), "drawn", 0, len(pile))
     columns = []

@@ -28,11 +28,11 @@ from domain.cards.model import (
 from domain.common.errors import FormatError
 from domain.common.exact import is_int
 
-OPTION_NAMES = ("leader_colour_must_differ", "allow_withdraw", "open_vp_piles")
+OPTION_NAMES = ("leader_colour_must_differ", "allow_withdraw", "open_vp_piles", "trader_takes_one")
 
 
 def normalize_options(options: Mapping[str, Any]) -> dict[str, Any]:
-    """The three variants, booleans, default False; unknown keys are refused."""
+    """The four variants, booleans, default False; unknown keys are refused."""
     if not isinstance(options, Mapping):
         raise FormatError("options must be an object", "options")
     out: dict[str, Any] = dict.fromkeys(OPTION_NAMES, False)

@@ -178,6 +178,7 @@ def view(state: State, viewer: int | None, *, complete: bool = False) -> JSON:
             "leader_colour_must_differ": state.options.leader_colour_must_differ,
             "allow_withdraw": state.options.allow_withdraw,
             "open_vp_piles": state.options.open_vp_piles,
+            "trader_takes_one": state.options.trader_takes_one,
         },
         "turn": state.turn,
         "active": state.active,

@@ -5,7 +5,7 @@ Types are exact, as in JSON Schema: JSON ``true``, ``1.0`` or ``"3"`` is not an 
 written canonically: decimal digits without sign, point, exponent or leading zeros (``0``,
 ``7``, ``42``; not ``007``, ``+7``, ``7.0``, ``1e3`` or ``-1``).
 
-Free text (seat names, undo reasons) is one line of visible text: see :data:`TEXT_REFUSED`.
+Free text (seat names, undo reasons) is one line of visible text: see :mod:`service.text`.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from domain.games import all_games
 from service.application.bots import DEFAULT_THINK_MS, MAX_THINK_MS
 from service.application.clocks import EXPIRY_POLICIES, MAX_SECONDS
 from service.store.port import STATUSES
+from service.text import text_problem
 
 MAX_SEED = 2**53 - 1  # the largest integer every JSON client can represent exactly
 GAME_PAGE_MAX = 100
@@ -30,41 +31,13 @@ KINDS = tuple(all_games())  # the game kinds the service offers
 _DIGITS = re.compile(r"0|[1-9][0-9]{0,14}")
 _DECIMAL = re.compile(r"(?:0|[1-9][0-9]{0,14})(?:\.[0-9]{1,6})?")
 
-# Characters refused in free text (seat names, undo reasons), as a regex class body:
-# C0 and C1 controls (NUL, BEL, TAB, LF, DEL, ...), the soft hyphen, the Arabic letter mark,
-# the Mongolian vowel separator, zero-width space, LRM/RLM, the line and paragraph
-# separators, the bidi embeddings and overrides (U+202A-U+202E), the word joiner, invisible
-# operators and bidi isolates (U+2060-U+206F), the byte order mark, the interlinear
-# annotation characters, the noncharacters U+FFFE/U+FFFF, lone surrogates and the tag
-# characters (U+E0000-U+E007F, invisible ASCII look-alikes). Zero-width (non-)joiners
-# U+200C/U+200D stay allowed: emoji sequences and several scripts need them. The first two
-# lines are the BMP part, which openapi.yaml repeats in its patterns.
-TEXT_REFUSED = (
-    r"\u0000-\u001f\u007f-\u009f\u00ad\u061c\u180e\u200b\u200e\u200f\u2028-\u202e"
-    r"\u2060-\u206f\ufeff\ufff9-\ufffb\ufffe\uffff"
-    r"\ud800-\udfff\U000e0000-\U000e007f"
-)
-_REFUSED_CHAR = re.compile(f"[{TEXT_REFUSED}]")
-_VISIBLE = re.compile(r"\S")
-
-
-def text_problem(value: str) -> str | None:
-    """Why ``value`` is not acceptable free text, or None (linear time, no backtracking)."""
-    bad = _REFUSED_CHAR.search(value)
-    if bad is not None:
-        return (
-            f"character U+{ord(bad.group()):04X} at index {bad.start()} is not allowed "
-            "(control, bidi control or invisible format character)"
-        )
-    if _VISIBLE.search(value) is None:
-        return "must contain a visible character"
-    return None
-
 
 class Text(fields.String):
-    """One line of visible text, ``min_length`` to ``max_length`` code points: no control,
-    bidi-control or invisible format character (:data:`TEXT_REFUSED`), not only spaces.
-    Stored as sent (not normalized): names are shown, never compared."""
+    """One line of visible text, ``min_length`` to ``max_length`` code points, by the rules
+    of :mod:`service.text`: no control, bidi-control or invisible format character, at least
+    one visible character, a few combining marks per character at most. Every field taking a
+    seat name or an undo reason is one. Stored as sent (not normalized): names are shown,
+    never compared."""
 
     def __init__(self, *, min_length: int = 1, max_length: int, **kwargs: Any) -> None:
         super().__init__(validate=validate.Length(min=min_length, max=max_length), **kwargs)

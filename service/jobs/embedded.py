@@ -11,7 +11,7 @@ import sys
 import threading
 from collections.abc import Mapping
 
-from service.embedded_redis import die_with_parent
+from service.lifeline import die_with_parent
 
 STOP_TIMEOUT_S = 30.0
 RESTART_BACKOFF_MAX_S = 5.0

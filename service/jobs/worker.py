@@ -5,6 +5,11 @@ take jobs from the queue on the queue Redis; one of them at a time also runs RQ'
 scheduler, which enqueues scheduled jobs (retries after their backoff, the periodic sweep)
 when they are due. Each job runs in a fork of its worker (a "work horse").
 
+Every process forked here dies with its parent (``service.lifeline``): a pool process
+killed with SIGKILL takes its workers with it, a killed worker its scheduler and its work
+horse, so no orphan goes on holding the scheduler's lock or running a job that is also
+retried as abandoned.
+
 A job whose worker dies (SIGKILL, the OOM killer, a lost machine) stays "started" until
 its heartbeats have been missing for ``TIGRIS_RQ_ABANDONED_S``; the next registry cleanup
 (every ``TIGRIS_RQ_MAINTENANCE_S`` on some worker) then retries it like a failure (or moves
@@ -26,6 +31,7 @@ from rq.worker_pool import WorkerPool
 from service.config import LogSettings, SettingsError, StoreSettings
 from service.jobs.queues import job_queue, queue_connection
 from service.jobs.settings import JobSettings
+from service.lifeline import forked_children_die_with_parent
 
 log = logging.getLogger("tigris.jobs")
 
@@ -79,6 +85,7 @@ def run_workers(settings: JobSettings | None = None, *, burst: bool = False) -> 
     schedule_audit(queue, settings)
     level = LogSettings().log_level.upper()
     logging.basicConfig(level=level)
+    forked_children_die_with_parent()  # workers, their schedulers and work horses
     pool = WorkerPool(
         [settings.queue],
         connection=connection,

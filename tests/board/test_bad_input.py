@@ -181,3 +181,85 @@ def test_a_position_of_inexact_type_is_a_format_error_naming_the_field(
         load_position(_changed(data, path, value))
 
     assert refused.value.field == field
+
+
+# --- point 15 of issue 21: every coordinate field of the position format is bound-checked.
+# Given a stored position with one square off the board (or a 2x2 square reaching off it),
+# when it is loaded, then a FormatError names the field and quotes the coordinates, never an
+# IndexError. Row 10 and column 15 are on the board but cannot be a 2x2 square's top-left.
+
+OFF_BOARD = [[11, 0], [0, 16], [11, 16], [-1, 0], [0, -1], [-1, -1], [99, 99]]
+NO_TOP_LEFT = [[10, 0], [0, 15], [10, 15], *OFF_BOARD]
+
+
+def _conflict_at(key: str, at: list[int]) -> dict[str, Any]:
+    conflict: dict[str, Any] = {
+        "kind": "revolt",
+        "colour": "red",
+        "attacker": 0,
+        "defender": 1,
+        "attacker_at": [0, 0],
+        "defender_at": [0, 1],
+        "attacker_base": 0,
+        "defender_base": 0,
+        "attacker_commit": None,
+        "defender_commit": None,
+    }
+    conflict[key] = at
+    return conflict
+
+
+def _top_left_cases(at: list[int]) -> list[tuple[str, Any]]:
+    return [
+        ("declined", [at]),  # version 1: a bare square
+        ("declined", [{"at": at, "tiles": [[0, 0]]}]),
+        ("monuments", [{"monument": "black-red", "at": at}]),
+        ("monument_squares", [at]),
+    ]
+
+
+def _square_cases(at: list[int]) -> list[tuple[str, Any]]:
+    return [
+        ("placed", at),
+        ("declined", [{"at": [0, 0], "tiles": [at]}]),
+        ("treasure_choice", {"seat": 0, "treasures": [at], "take": 1}),
+        ("conflict", _conflict_at("attacker_at", at)),
+        ("conflict", _conflict_at("defender_at", at)),
+    ]
+
+
+OUT_OF_BOUNDS = [
+    pytest.param(field, value, at, id=f"{field}-{at}-{n}")
+    for at in NO_TOP_LEFT
+    for n, (field, value) in enumerate(_top_left_cases(at))
+] + [
+    pytest.param(field, value, at, id=f"{field}-{at}-sq{n}")
+    for at in OFF_BOARD
+    for n, (field, value) in enumerate(_square_cases(at))
+]
+
+
+@pytest.mark.parametrize(("field", "value", "at"), OUT_OF_BOUNDS)
+def test_a_coordinate_off_the_board_is_a_format_error_quoting_it(
+    field: str, value: Any, at: list[int]
+) -> None:
+    # given a position that loads, with one coordinate field pointing off the board
+    data = dump_position(POSITIONS[1])
+    assert load_position(data) == POSITIONS[1]
+    data[field] = value
+
+    # when it is loaded
+    with pytest.raises(FormatError) as refused:
+        load_position(json.loads(json.dumps(data)))
+
+    # then the error names the field and quotes the coordinates as given
+    assert refused.value.field == field
+    assert repr(at) in refused.value.message
+
+
+def test_declined_10_0_found_by_the_property_search_is_a_format_error() -> None:
+    """The example the property test found only on some runs (issue 21, point 15)."""
+    data = dump_position(POSITIONS[1])
+    data["declined"] = [[10, 0]]
+    with pytest.raises(FormatError, match=r"\[10, 0\]"):
+        load_position(data)

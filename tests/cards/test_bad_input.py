@@ -8,9 +8,12 @@ import json
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from domain.cards import RULES, build, dump_position, load_position
 from domain.cards.commands import PlayCard
+from domain.common.autoplay import play_random_game
 from domain.common.colours import Colour
 from domain.common.errors import FormatError
 
@@ -119,3 +122,47 @@ def test_a_position_of_inexact_type_is_a_format_error_naming_the_field(
         load_position(_changed(data, path, value))
 
     assert refused.value.field == field
+
+
+# --- issue 21, point 15: the search for IndexError/KeyError leaks in the card game's position
+# reader. Given a position of a random game with one value anywhere in it (a top-level field or
+# a value nested in a list or object) replaced by junk, when it is loaded, then it is refused
+# with a FormatError or read as a position that dumps and loads again; nothing else escapes.
+
+GAME = play_random_game(RULES, 3, 21, keep_states=True)
+POSITIONS = GAME.states[::20]
+
+junk = st.one_of(
+    st.integers(-3, 20),
+    st.sampled_from(["black", "red", "blue", "green", "treasure", "pink", "", "war", "offer"]),
+    st.lists(st.integers(-1, 9), max_size=3),
+    st.lists(st.sampled_from(["red", "treasure", "x"]), max_size=9),
+    st.dictionaries(st.sampled_from(["step", "seat", "column", "bridge", "depth"]), st.integers()),
+    st.none(),
+    st.booleans(),
+)
+
+
+def _paths(value: Any, prefix: tuple[str | int, ...] = ()) -> list[tuple[str | int, ...]]:
+    """Every path into a JSON value (not the root itself)."""
+    out: list[tuple[str | int, ...]] = [prefix] if prefix else []
+    if isinstance(value, dict):
+        for key, inner in value.items():
+            out += _paths(inner, (*prefix, key))
+    elif isinstance(value, list):
+        for i, inner in enumerate(value):
+            out += _paths(inner, (*prefix, i))
+    return out
+
+
+@settings(max_examples=300)
+@given(index=st.integers(0, len(POSITIONS) - 1), pick=st.randoms(use_true_random=False), value=junk)
+def test_broken_positions_raise_format_errors(index: int, pick: Any, value: Any) -> None:
+    data = dump_position(POSITIONS[index])
+    path = pick.choice(_paths(data))
+    try:
+        state = load_position(_changed(data, path, value))
+    except FormatError as exc:
+        assert exc.message
+    else:  # what is accepted is a position the format describes again
+        assert load_position(dump_position(state)) == state

@@ -6,7 +6,8 @@ import json
 
 import pytest
 
-from domain.cards import COMMANDS, EVENTS, RULES
+from domain.cards import COMMANDS, EVENTS, RULES, GameStarted, fold
+from domain.cards.model import Options
 from domain.common.autoplay import play_random_game
 from domain.common.errors import FormatError
 
@@ -20,7 +21,8 @@ def test_every_event_and_command_of_a_game_round_trips() -> None:
     }
     for event in game.events:
         name, version, data = EVENTS.encode(event)
-        assert name == type(event).__name__ and version == 1
+        assert name == type(event).__name__
+        assert version == (2 if name == "GameStarted" else 1)  # v2: the fourth variant
         assert EVENTS.decode(name, version, json.loads(json.dumps(data))) == event
     for command in game.commands:
         assert COMMANDS.from_json(json.loads(json.dumps(COMMANDS.to_json(command)))) == command
@@ -80,3 +82,63 @@ def test_the_rules_object_describes_the_card_game() -> None:
     assert RULES.is_over(state) is False and RULES.result(state) is None
     first = RULES.decide(build("", hands={0: "kk"}), PlayCard(0, Colour.BLACK, column=0))
     assert not any(isinstance(e, CardsDrawn) for e in first)  # no refill in mid-turn
+
+
+# --- issue 21, point 16: the variant trader_takes_one in the stored GameStarted ---------------
+
+
+def test_game_started_records_the_trader_variant_and_round_trips() -> None:
+    # given a game created with the variant
+    events = RULES.start(["Ann", "Bob"], {"trader_takes_one": True}, 7)
+
+    # when its first event is stored and read back
+    name, version, data = EVENTS.encode(events[0])
+    again = EVENTS.decode(name, version, json.loads(json.dumps(data)))
+
+    # then it is version 2, names the variant and reads back equal
+    assert (name, version) == ("GameStarted", 2)
+    assert data["options"]["trader_takes_one"] is True
+    assert again == events[0] and isinstance(again, GameStarted)
+    assert again.options.trader_takes_one is True
+
+
+def test_a_stored_version_1_game_started_reads_with_the_german_trader() -> None:
+    # given a GameStarted stored before the variant existed (version 1: three variants)
+    stored = {
+        "seats": ["Ann", "Bob"],
+        "options": {
+            "leader_colour_must_differ": False,
+            "allow_withdraw": True,
+            "open_vp_piles": False,
+        },
+        "seed": 7,
+        "start_player": 1,
+    }
+
+    # when it is read
+    event = EVENTS.decode("GameStarted", 1, stored)
+
+    # then the upcaster gives it the German reading (variant off), the others as stored
+    assert event == GameStarted(("Ann", "Bob"), Options(allow_withdraw=True), 7, 1)
+
+
+def test_a_stored_game_of_version_1_events_folds_as_it_was_played() -> None:
+    # given the events of a game as stored before the variant (GameStarted version 1)
+    game = play_random_game(RULES, 3, 43, {"open_vp_piles": True})
+    stored = [EVENTS.encode(e) for e in game.events]
+    first = stored[0]
+    old_options = {k: v for k, v in first[2]["options"].items() if k != "trader_takes_one"}
+    stored[0] = (first[0], 1, {**first[2], "options": old_options})
+
+    # when they are decoded and folded
+    folded = fold(EVENTS.decode(n, v, json.loads(json.dumps(d))) for n, v, d in stored)
+
+    # then the game is the same one, German trader included
+    assert folded == game.final and folded.options.trader_takes_one is False
+
+
+def test_a_version_1_game_started_with_bad_options_is_still_a_format_error() -> None:
+    data = {"seats": ["Ann", "Bob"], "options": "none", "seed": 7, "start_player": 0}
+    with pytest.raises(FormatError) as refused:
+        EVENTS.decode("GameStarted", 1, data)
+    assert refused.value.field == "options"

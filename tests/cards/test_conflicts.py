@@ -20,7 +20,7 @@ from domain.cards import (
     view,
 )
 from domain.cards.display import regions
-from domain.cards.model import Card
+from domain.cards.model import Card, Options
 from domain.common.colours import Colour
 from domain.common.errors import NotAwaited
 from tests.cards.helpers import awaiting, decision, play, refused
@@ -265,6 +265,52 @@ def test_after_a_join_the_trader_may_swap_all_treasures_but_one_for_red_cards() 
     joined, _ = play(no_red, PlayCard(0, K, bridge=1))
     refused(joined, SwapTreasure(0, 0), "C-TRADER-1")
     assert list(legal_commands(joined, 0)) == [Decline(0)]
+
+
+# rule C-TRADER-1: the two readings of the trader (issue 21, point 16; DECISIONS.md 7 and 14)
+THREE_TREASURES = "c0: T k k k\nc1: T:0g k k k\nc2: T b b b\nb0: b"
+
+
+def test_by_default_the_trader_swaps_treasures_until_one_is_left_as_in_the_german_text() -> None:
+    # given a game with the default options: a join that puts three treasures in the
+    # trader's kingdom, and three red cards in the trader's owner's hand
+    state = build(THREE_TREASURES, hands={0: "rrrk"})
+    assert state.options.trader_takes_one is False
+    joined, _ = play(state, PlayCard(0, K, bridge=1))
+
+    # when the owner swaps one treasure
+    once, _ = play(joined, SwapTreasure(0, 1))
+
+    # then a second swap is offered, and after it none (one treasure stays)
+    assert pending(once)["decision"] == "treasure_swap"
+    assert pending(once)["columns"] == [0, 2]
+    twice, _ = play(once, SwapTreasure(0, 0))
+    assert decision(twice) == "action" and twice.vp[0] == (Card.TREASURE, Card.TREASURE)
+
+
+def test_with_trader_takes_one_the_trader_swaps_one_treasure_as_in_the_translations() -> None:
+    # given the same join in a game with the variant of the Hungarian and Italian texts
+    state = build(THREE_TREASURES, hands={0: "rrrk"}, options=Options(trader_takes_one=True))
+    joined, _ = play(state, PlayCard(0, K, bridge=1))
+    assert pending(joined)["decision"] == "treasure_swap"  # offered as in the German text
+    assert pending(joined)["columns"] == [0, 1, 2]
+
+    # when the owner swaps one treasure
+    once, events = play(joined, SwapTreasure(0, 1))
+
+    # then the swap is over: the turn goes on with two treasures left in the kingdom
+    assert [type(e).__name__ for e in events] == ["TreasureSwapped"]
+    assert decision(once) == "action" and once.vp[0] == (Card.TREASURE,)
+    assert [c for c in range(8) if once.columns[c][0] is Card.TREASURE] == [0, 2, 3, 4, 5, 6, 7]
+    refused(once, SwapTreasure(0, 0), "C-TURN-1", NotAwaited)  # no swap awaited any more
+    assert not any(isinstance(c, SwapTreasure) for c in legal_commands(once, 0))
+
+
+def test_with_trader_takes_one_the_trader_may_still_decline() -> None:
+    state = build(THREE_TREASURES, hands={0: "rrrk"}, options=Options(trader_takes_one=True))
+    joined, _ = play(state, PlayCard(0, K, bridge=1))
+    declined, _ = play(joined, Decline(0))
+    assert decision(declined) == "action" and declined.vp[0] == ()
 
 
 # rule C-TRADER-1

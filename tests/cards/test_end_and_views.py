@@ -123,11 +123,12 @@ def test_hands_and_pile_are_secret_discard_and_conflict_cards_public() -> None:
     assert "cards" in event_view(draw, 1, over)
 
 
-def test_options_are_three_booleans_defaulting_to_false() -> None:
+def test_options_are_four_booleans_defaulting_to_false() -> None:
     assert RULES.normalize_options({}) == {
         "leader_colour_must_differ": False,
         "allow_withdraw": False,
         "open_vp_piles": False,
+        "trader_takes_one": False,  # the German trader (issue 21, point 16)
     }
     assert RULES.normalize_options({"allow_withdraw": True})["allow_withdraw"] is True
     with pytest.raises(FormatError) as caught:

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from domain.cards import RULES, Event, State, fold
+from domain.cards.setup import OPTION_NAMES
 from domain.common.autoplay import play_random_game
 from tests.cards.invariants import accounted, check_all, display_sound, views_hide_secrets
 
@@ -21,7 +22,7 @@ def options_for(seed: int) -> dict[str, Any]:
     rng = random.Random(seed * 7919)
     return {
         name: rng.random() < 0.5
-        for name in ("leader_colour_must_differ", "allow_withdraw", "open_vp_piles")
+        for name in OPTION_NAMES  # every variant, the trader's included
     }
 
 

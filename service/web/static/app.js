@@ -13,6 +13,7 @@ const OPTIONS = {
     leader_colour_must_differ: "A leader's colour must differ from its card",
     allow_withdraw: "Leaders may be withdrawn",
     open_vp_piles: "Victory point piles shown to all",
+    trader_takes_one: "The trader swaps one treasure per join (Hungarian/Italian rules)",
   },
 };
 const PLACING = {

@@ -107,6 +107,15 @@ SEAT_NAMES_REFUSED = [
     "tag\U000e0041",  # an invisible tag character
     "   ",  # only spaces
     "\u3000",  # only an ideographic space
+    # issue 21, point 10: looks blank, judged by Unicode properties (service.text)
+    "\u3164",  # Hangul filler (a letter, but default-ignorable)
+    "\u115f\u115f",  # Hangul choseong filler
+    "\u2800",  # Braille pattern blank
+    "\ufe0f",  # variation selector-16 alone
+    "\ufffc",  # object replacement character
+    "\ue000\uf8ff",  # private use
+    "\U000f0000",  # private use, plane 15
+    "a" + "\u0301" * 39,  # one letter under 39 combining marks
 ]
 
 
@@ -123,6 +132,12 @@ def test_a_seat_name_with_control_bidi_or_invisible_characters_is_refused(
 
 
 SEAT_NAMES_ACCEPTED = [
+    "Szőke Árpád",
+    "Jürgen Weiß",
+    "Niccolò",
+    "山田太郎",
+    "🏳\ufe0f\u200d🌈",
+    "1\ufe0f\u20e3",
     "Zoë",
     "Ζωή",
     "علي",
@@ -139,6 +154,43 @@ def test_visible_unicode_names_are_kept_as_sent(client: FlaskClient) -> None:
         response = client.post("/games", json={"kind": "board", "seats": [first, second]})
         assert response.status_code == 201, response.get_json()
         assert [s["name"] for s in response.get_json()["seats"]] == [first, second]
+
+
+BLANK_LOOKING = ["\u3164", "\u2800", "\ufffc\ufe0f", "\ue000", "x" + "\u0308" * 5]
+
+
+@pytest.mark.parametrize("name", BLANK_LOOKING, ids=[repr(n) for n in BLANK_LOOKING])
+@pytest.mark.parametrize(
+    ("seat", "field"),
+    [
+        ({"type": "human", "name": "{name}"}, "seats[1].name"),
+        ({"type": "open", "name": "{name}"}, "seats[1].name"),
+        ({"bot": "random", "name": "{name}"}, "seats[1].name"),
+    ],
+    ids=["human", "open", "bot"],
+)
+def test_every_seat_name_field_refuses_a_name_that_looks_blank(
+    client: FlaskClient, name: str, seat: dict[str, str], field: str
+) -> None:
+    # given the games there are; when a seat of any kind is named with blank-looking text
+    before = client.get("/games").get_json()["items"]
+    spec = {key: value.replace("{name}", name) for key, value in seat.items()}
+    found = problem(client.post("/games", json={"kind": "board", "seats": ["Ann", spec]}), 422)
+    # then the seat's name is refused, and no game is created
+    assert found["field"] == field
+    assert client.get("/games").get_json()["items"] == before
+
+
+@pytest.mark.parametrize("name", BLANK_LOOKING, ids=[repr(n) for n in BLANK_LOOKING])
+def test_a_claim_with_a_name_that_looks_blank_is_refused(client: FlaskClient, name: str) -> None:
+    created = client.post("/games", json={"kind": "board", "seats": ["Ann", {"type": "open"}]})
+    game_id = created.get_json()["game"]["game_id"]
+    url = f"/games/{game_id}/seats/1/claim"
+
+    found = problem(client.post(url, json={"name": name}), 422)
+
+    assert found["field"] == "name"
+    assert client.post(url, json={"name": "Gárdonyi Géza"}).status_code == 201
 
 
 CREATIONS_REFUSED: list[tuple[dict[str, Any], str]] = [
@@ -228,6 +280,85 @@ def test_a_lone_surrogate_in_a_command_is_a_400(api: Api, client: FlaskClient) -
     assert _state(client, game) == before
 
 
+# --- duplicate keys (issue 21, point 9): refused, never "the last one wins" -----------
+
+# Raw JSON texts whose objects name a key twice, and the path the problem must name.
+DUPLICATE_KEY_CREATIONS = [
+    ('{"kind": "cards", "seats": ["Ann", "Bob"], "kind": "board"}', "kind"),
+    ('{"kind": "board", "seats": ["Ann", "Bob"], "seats": ["Cy", "Di"]}', "seats"),
+    ('{"kind": "board", "k\\u0069nd": "cards", "seats": ["Ann", "Bob"]}', "kind"),  # escaped
+    (
+        '{"kind": "board", "seats": ["Ann", {"type": "open", "name": "A", "name": "B"}]}',
+        "seats[1].name",
+    ),
+    (
+        '{"kind": "cards", "seats": ["Ann", "Bob"],'
+        ' "options": {"allow_withdraw": true, "allow_withdraw": false}}',
+        "options.allow_withdraw",
+    ),
+    (
+        '{"kind": "board", "seats": ["Ann", "Bob"], "options": {"x": [{"y": 1, "y": 1}]}}',
+        "options.x[0].y",
+    ),
+]
+
+
+@pytest.mark.parametrize(("raw", "field"), DUPLICATE_KEY_CREATIONS)
+def test_a_creation_naming_a_key_twice_is_a_400_naming_the_key_and_creates_nothing(
+    client: FlaskClient, raw: str, field: str
+) -> None:
+    # given the games there are
+    before = client.get("/games").get_json()["items"]
+    # when a creation names a key twice in one object (the last one used to win)
+    found = problem(_post_raw(client, "/games", raw, {}), 400)
+    # then the problem names the key by its path, and no game is created
+    assert found["field"] == field
+    assert repr(field.rpartition(".")[2]) in found["detail"]
+    assert client.get("/games").get_json()["items"] == before
+
+
+def test_a_repeated_key_is_found_in_a_utf16_body_too(client: FlaskClient) -> None:
+    raw = DUPLICATE_KEY_CREATIONS[0][0]
+    before = client.get("/games").get_json()["items"]
+    response = client.post("/games", data=raw.encode("utf-16"), content_type="application/json")
+    assert problem(response, 400)["field"] == "kind"
+    assert client.get("/games").get_json()["items"] == before
+
+
+def test_a_command_naming_at_twice_is_a_400_and_appends_nothing(
+    api: Api, client: FlaskClient
+) -> None:
+    # given a board game and a legal tile placement of the awaited seat
+    game = api.create("board", 2, seed=7)
+    seat = api.awaited(game)[0]
+    move = next(c for c in api.legal(game, seat) if c["type"] == "PlaceTile")
+    before = _state(client, game)
+    at = json.dumps(move["at"])
+    # when the command names "at" twice, both times with that legal square
+    raw = f'{{"type": "PlaceTile", "colour": "{move["colour"]}", "at": {at}, "at": {at}}}'
+    headers = {**game.seat(seat), "If-Match": f'"{before[0]}"'}
+    found = problem(_post_raw(client, f"/games/{game.game_id}/commands", raw, headers), 400)
+    # then it is refused naming the key, and the game's version and state are unchanged
+    assert found["field"] == "at"
+    assert "'at'" in found["detail"]
+    assert _state(client, game) == before
+    # and the same command without the repeat is played
+    assert api.command(game, seat, move).status_code == 200
+
+
+def test_an_undo_request_naming_reason_twice_is_a_400(api: Api, client: FlaskClient) -> None:
+    game = _undoable(api)
+    before = _state(client, game)
+    headers = {**game.seat(0), "If-Match": f'"{before[0]}"'}
+    raw = '{"to_version": 2, "reason": "oops", "reason": "other"}'
+
+    found = problem(_post_raw(client, f"/games/{game.game_id}/undo-requests", raw, headers), 400)
+
+    assert found["field"] == "reason"
+    assert _state(client, game) == before
+    assert client.get(f"/games/{game.game_id}/undo-requests").get_json()["items"] == []
+
+
 def _undoable(api: Api) -> Game:
     """A board game with one command played (an undo to its setup version is valid)."""
     game = api.create("board", 2, seed=7)
@@ -248,6 +379,9 @@ UNDO_REFUSED: list[tuple[str, int, str]] = [
     ('{"to_version": 2, "reason": "\\u202eoops"}', 422, "reason"),
     ('{"to_version": 2, "reason": "\\u2067oops"}', 422, "reason"),
     ('{"to_version": 2, "reason": " "}', 422, "reason"),
+    ('{"to_version": 2, "reason": "\\u3164"}', 422, "reason"),  # a Hangul filler alone
+    ('{"to_version": 2, "reason": "\\u2800\\u2800"}', 422, "reason"),  # Braille blanks
+    ('{"to_version": 2, "reason": "no' + "\\u0301" * 5 + '"}', 422, "reason"),  # stacked
     ('{"to_version": 2, "reason": "\\ud800"}', 400, "reason"),
 ]
 

@@ -8,7 +8,15 @@ import pytest
 import redis
 from flask.testing import FlaskClient
 
-from tests.service.api.conftest import KINDS, Api, admin, auth, problem
+from tests.service.api.conftest import (
+    KINDS,
+    Api,
+    admin,
+    admin_events,
+    auth,
+    domain_state,
+    problem,
+)
 
 
 @pytest.mark.parametrize("kind", KINDS)
@@ -180,3 +188,31 @@ def test_unsupported_methods_are_405_with_allow(api: Api, client: FlaskClient) -
     response = client.delete(f"/games/{game.game_id}")
     problem(response, 405)
     assert "GET" in response.headers["Allow"]
+
+
+# issue 21, point 16: the trader's variant of the Hungarian and Italian texts
+@pytest.mark.parametrize("takes_one", [None, False, True])
+def test_a_card_game_is_created_with_the_trader_variant_recorded_in_its_setup_event(
+    api: Api, client: FlaskClient, takes_one: bool | None
+) -> None:
+    # given a card game created with trader_takes_one on, off or not named (default: off)
+    options = {} if takes_one is None else {"trader_takes_one": takes_one}
+    game = api.create("cards", 2, options=options)
+
+    # when its metadata, its state and its setup event are read
+    metadata = client.get(f"/games/{game.game_id}").get_json()
+    state = client.get(f"/games/{game.game_id}/state", headers=game.seat(0)).get_json()
+    started = admin_events(client, game)[0]
+
+    # then each names the variant, the German reading (false) unless it was asked for
+    expected = takes_one is True
+    assert metadata["options"]["trader_takes_one"] is expected
+    assert state["state"]["options"]["trader_takes_one"] is expected
+    assert started["type"] == "cards.GameStarted"
+    assert started["data"]["options"]["trader_takes_one"] is expected
+    assert domain_state(client, game).options.trader_takes_one is expected
+
+
+def test_the_trader_variant_must_be_a_boolean(client: FlaskClient) -> None:
+    body = {"kind": "cards", "seats": ["A", "B"], "options": {"trader_takes_one": "yes"}}
+    assert problem(client.post("/games", json=body), 422)["field"] == "trader_takes_one"

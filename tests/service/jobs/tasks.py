@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import time
 
 import redis
 
@@ -29,3 +30,11 @@ def mark(key: str, value: str) -> str:
     with _client() as client:
         client.set(key, f"{value}:{os.getpid()}")
     return value
+
+
+def hold(key: str, seconds: float) -> str:
+    """Records the work horse's pid under ``key``, then holds it for ``seconds``."""
+    with _client() as client:
+        client.set(key, str(os.getpid()))
+    time.sleep(seconds)
+    return key
