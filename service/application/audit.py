@@ -33,13 +33,13 @@ class AuditUnavailable(ServiceError):
 def audit_game(games: GameService, game_id: str) -> list[dict[str, Any]]:
     """The mismatches of one game: its snapshots against a full fold, its stored status
     and version against the fold's."""
-    info = games.game_info(game_id)
+    info = games.queries.game_info(game_id)
     found = [
         {"game_id": game_id, "version": m.version, "reason": f"snapshot {m.reason}"}
-        for m in games.check_snapshots(game_id)
+        for m in games.queries.check_snapshots(game_id)
     ]
-    events = games.events(game_id, 0)
-    loaded = games.load(game_id)  # from the latest snapshot and the events after it
+    events = games.queries.events(game_id, 0)
+    loaded = games.repository.get(game_id)  # from the latest snapshot and the events after it
     rules = loaded.rules
     state, version = replay(rules, events)
     if loaded.version == version and rules.dump_position(loaded.state) != rules.dump_position(
@@ -89,7 +89,9 @@ class Audit:
         mismatches: list[dict[str, Any]] = []
         cursor: str | None = None
         while True:
-            infos, cursor = self.games.list_games(status="active", cursor=cursor, limit=PAGE)
+            infos, cursor = self.games.queries.list_games(
+                status="active", cursor=cursor, limit=PAGE
+            )
             for info in infos:
                 checked += 1
                 for mismatch in audit_game(self.games, info.game_id):

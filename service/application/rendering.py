@@ -79,12 +79,12 @@ def events_json(
         if reverts is None:  # a game stored before revert histories were kept
             reverts = tuple(
                 (e.version, e.event.to_version)
-                for e in games.events(current.game_id, after_version=events[0].version - 1)
+                for e in games.queries.events(current.game_id, after_version=events[0].version - 1)
                 if isinstance(e.event, GameReverted)
             )
         page = {e.version for e in events}
         gone = taken_back(reverts, current.version) & page
-        after = games.states_after(current, events, gone)
+        after = games.queries.states_after(current, events, gone)
     return [event_json(event, caller, current, after.get(event.version)) for event in events]
 
 

@@ -92,13 +92,13 @@ class Webhooks:
         ``WebhookUnauthorized``; a token that is no seat token of this game (another
         game's, or none at all) ``WebhookForbidden``."""
         if token is None:
-            self.games.game_info(game_id)
+            self.games.queries.game_info(game_id)
             raise WebhookUnauthorized("webhooks need a seat token of this game or the admin token")
         if admin:
             return Subscriber(ADMIN_OWNER, admin=True)
         seat = self.credentials.seat_of(game_id, token)
         if seat is None:
-            self.games.game_info(game_id)
+            self.games.queries.game_info(game_id)
             raise WebhookForbidden("this token is no seat token of this game")
         return Subscriber("token:" + hash_token(token), seat=seat)
 
@@ -108,7 +108,7 @@ class Webhooks:
         """A new subscription of ``who`` to ``game_id``'s events of the types ``events``
         (none: every type) as ``seat`` sees them (None: a spectator; a seat token's is its
         own seat's view whatever it asks, and it may name no other)."""
-        game = self.games.load(game_id)
+        game = self.games.repository.get(game_id)
         if seat is not None and seat >= len(game.info.seat_names):
             raise FormatError(f"the game has no seat {seat}", "seat")
         if not who.admin:
@@ -166,7 +166,7 @@ class Webhooks:
         sub = self.get(game_id, sub_id, who)
         if not self.hooks.enable(sub):
             raise WebhookNotFound(f"no webhook {sub_id} of yours in game {game_id}")
-        self._on_enabled(self.games.load(game_id))
+        self._on_enabled(self.games.repository.get(game_id))
         return self.get(game_id, sub_id, who)
 
     def deliveries(self, game_id: str, sub_id: str, who: Subscriber) -> list[dict[str, object]]:

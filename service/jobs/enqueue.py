@@ -80,7 +80,7 @@ def clock_reading(games: GameService, game: LoadedGame, now: float | None = None
     """``game``'s clock now (it must have one): from its events' metadata."""
     spec = game.info.clock
     assert spec is not None
-    metadata = [event.metadata for event in games.events(game.game_id, 0, game=game)]
+    metadata = [event.metadata for event in games.queries.events(game.game_id, 0, game=game)]
     awaited = () if game.rules.is_over(game.state) else game.rules.awaited(game.state)
     return read_clock(
         spec, len(game.info.seat_names), awaited, metadata, time.time() if now is None else now

@@ -47,13 +47,13 @@ def sweep_games(context: JobContext | None = None) -> dict[str, int]:
     counts = {"games": 0, "bot_moves": 0, "deliveries": 0, "deadlines": 0}
     cursor: str | None = None
     while True:
-        infos, cursor = games.list_games(status="active", cursor=cursor, limit=PAGE)
+        infos, cursor = games.queries.list_games(status="active", cursor=cursor, limit=PAGE)
         for info in infos:
             counts["games"] += 1
             subs = context.hooks.of_game(info.game_id)
             behind = any(s.status == "active" and s.cursor < info.version for s in subs)
             if info.bots or info.clock is not None or behind:
-                game = games.load(info.game_id)
+                game = games.repository.get(info.game_id)
                 counts["deadlines"] += enqueue_deadlines(
                     context.queue, context.settings, games, game
                 )

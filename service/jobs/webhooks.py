@@ -178,14 +178,14 @@ def _deliver(context: JobContext, sub_id: str, game_id: str) -> str:
         return "no active subscription"
     if not due(sub):
         return "waiting for the scheduled retry"
-    game = context.games.load(game_id)
+    game = context.games.repository.get(game_id)
     if sub.batch is not None and sub.batch[1] > sub.cursor:
         first, last = sub.batch  # a batch already tried: exactly the same events again
-        events = context.games.events(game_id, first - 1, last - first + 1, game=game)
+        events = context.games.queries.events(game_id, first - 1, last - first + 1, game=game)
     elif sub.cursor >= game.version:
         return "up to date"
     else:
-        events = context.games.events(game_id, sub.cursor, BATCH, game=game)
+        events = context.games.queries.events(game_id, sub.cursor, BATCH, game=game)
         first, last = sub.cursor + 1, events[-1].version
     shown = events_json(events, SubscriberView(seat=sub.seat), game, games=context.games)
     selected = [e for e in shown if not sub.events or e["type"] in sub.events]

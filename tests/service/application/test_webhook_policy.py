@@ -50,7 +50,9 @@ def policy(
 def new_game(games: tuple[GameService, InMemoryEventStore]) -> str:
     service, _ = games
     hashes = [hash_token("t0"), hash_token("t1")]
-    return service.create_game("board", ["a", "b"], {}, 1, SYSTEM, token_hashes=hashes).game_id
+    return service.commands.create_game(
+        "board", ["a", "b"], {}, 1, SYSTEM, token_hashes=hashes
+    ).game_id
 
 
 def test_who_may_manage_webhooks(games: tuple[GameService, InMemoryEventStore]) -> None:
@@ -77,7 +79,7 @@ def test_a_seat_subscribes_with_its_own_view_only(
     seat1 = hooks.subscriber(game_id, "t1", admin=False)
     # a seat token's subscription carries its seat's view, from the current version on
     sub = hooks.subscribe(game_id, seat1, PUBLIC, [], None)
-    version = games[0].load(game_id).version
+    version = games[0].repository.get(game_id).version
     assert (sub.seat, sub.owner, sub.cursor) == (1, "token:" + hash_token("t1"), version)
     assert sub.secret.startswith("whsec_")
     # it may not ask for another seat's view; the admin may ask for any

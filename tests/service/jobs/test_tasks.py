@@ -55,7 +55,7 @@ def test_jobs_queued_under_the_old_names_still_run(games: GameService, jobs: Job
     # given a card game awaiting its bot, and jobs queued under the old dotted names (as an
     # older version of the service left them in Redis): its bot's move, a stale clock
     # deadline, a delivery of a subscription since deleted, a sweep and an audit
-    game = games.create_game(
+    game = games.commands.create_game(
         "cards", ["bot", "Bob"], {}, SEAT_0_STARTS["cards"], SYSTEM, bots={0: BotSeat("random")}
     )
     gid, version = game.game_id, game.version
@@ -83,12 +83,12 @@ def test_jobs_queued_under_the_old_names_still_run(games: GameService, jobs: Job
     assert results["service.jobs.webhooks.deliver_webhook"] == "no active subscription"
     assert results["service.jobs.sweep.sweep"]["games"] >= 1  # type: ignore[index]
     assert results["service.jobs.audit.audit"]["mismatches"] == 0  # type: ignore[index]
-    assert games.load(gid).version > version
+    assert games.repository.get(gid).version > version
 
 
 def test_new_jobs_name_the_tasks_module(games: GameService, jobs: Jobs) -> None:
     # given a game awaiting its bot, its move enqueued the way the service enqueues it
-    game = games.create_game(
+    game = games.commands.create_game(
         "board", ["bot", "Bob"], {}, SEAT_0_STARTS["board"], SYSTEM, bots={0: BotSeat("random")}
     )
     assert enqueue.enqueue_bot_moves(jobs.queue, jobs.settings, game) == 1
