@@ -120,7 +120,7 @@ def play_bot(game_id: str, version: int, seat: int) -> str:
 def play(context: JobContext, game_id: str, version: int, seat: int) -> str:
     """The bot move job: if ``game_id`` is still at ``version`` and awaits the bot of
     ``seat``, make its move. Returns what happened (kept as the job's result)."""
-    game = context.games.load(game_id)
+    game = context.games.repository.get(game_id)
     if game.version != version:
         return f"moved on: the game is at version {game.version}"
     if waiting_for_players(game):  # queued by an older version: the claim queues it again
@@ -154,7 +154,7 @@ def submit_decision(
     Returns the outcome, or why another attempt won (the game moved on, the key was used)."""
     meta = CommandMeta(command_id=f"{game.game_id}-{key}", actor=actor, seat=seat)
     try:
-        outcome = context.games.handle(
+        outcome = context.games.commands.handle(
             game.game_id, command, meta=meta, expected_version=game.version, idempotency_key=key
         )
     except (ConcurrencyError, IdempotencyConflict) as exc:
@@ -167,10 +167,10 @@ def undo_awaiting(games: GameService, game: LoadedGame, seat: int) -> str | None
     """The id of ``game``'s open undo request that awaits the answer of bot ``seat``, if any."""
     if seat not in game.info.bots or game.version <= game.info.start_version:
         return None
-    last = games.events(game.game_id, game.version - 1, 1, game=game)
+    last = games.queries.events(game.game_id, game.version - 1, 1, game=game)
     if not last or not isinstance(last[-1].event, UndoRequested | UndoAnswered):
         return None  # any other event closes a request: none is open
-    _, records = games.undo_requests(game.game_id)
+    _, records = games.undo.requests(game.game_id)
     for record in records:
         if record.status == "open" and seat in bots_to_answer(
             game, record.awaiting(len(game.info.seat_names))
@@ -185,7 +185,7 @@ def approve_undo(context: JobContext, game: LoadedGame, request_id: str, seat: i
         command_id=f"{game.game_id}-undo-{request_id}-{seat}", actor=f"bot:{seat}", seat=seat
     )
     try:
-        outcome = context.games.answer_undo(
+        outcome = context.games.undo.answer_undo(
             game.game_id, request_id, True, meta=meta, expected_version=game.version
         )
     except (ConcurrencyError, UndoConflict) as exc:

@@ -30,7 +30,7 @@ def clock_expired(game_id: str, version: int, seat: int) -> str:
 
 def expire(context: JobContext, game_id: str, version: int, seat: int) -> str:
     """The clock job: ``seat``'s time at ``version`` ran out; its clock policy moves for it."""
-    game = context.games.load(game_id)
+    game = context.games.repository.get(game_id)
     spec = game.info.clock
     if game.version != version:
         return f"moved in time: the game is at version {game.version}"
