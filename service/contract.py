@@ -31,8 +31,10 @@ import yaml
 
 from domain.board import schemas as board_schemas
 from domain.board import views as board_views
+from domain.board.model import MONUMENTS
 from domain.cards import schemas as cards_schemas
 from domain.cards import views as cards_views
+from domain.cards.model import Card
 from domain.common.codec import JSON, TypeRegistry
 from domain.common.schema import (
     SHARED,
@@ -159,8 +161,73 @@ def _legal_commands(kind: str, title: str) -> JSON:
     }
 
 
+ENUMS: dict[str, tuple[tuple[str, ...], str]] = {
+    "Monument": (tuple(str(m) for m in MONUMENTS), "A monument, by its two colours."),
+    "CardsCard": (
+        tuple(c.value for c in Card),
+        "A card of the card game: a colour, a treasure or a ship.",
+    ),
+    "ConflictKind": (("revolt", "war"), "A revolt (over a leader) or a war (over a kingdom)."),
+    "BoardEndReason": (("treasures", "bag"), "Why a board game ended."),
+}
+"""The enums shared by name beside ``Colour`` (which the domain's shapes name themselves):
+every inline string enum of the generated part with the same values becomes a ``$ref``,
+so a generated client has one type for each, not one per field."""
+
+
+def _share_enums(schemas: dict[str, JSON]) -> dict[str, JSON]:
+    """``schemas`` with each inline string enum whose values are those of a shared enum
+    (``Colour``, ``ENUMS``) replaced by a ``$ref`` to it (its other keywords, such as a
+    description or a default, kept beside it), and the shared enums added."""
+    shared: dict[str, JSON] = {
+        name: {"type": "string", "enum": list(values), "description": description}
+        for name, (values, description) in ENUMS.items()
+    }
+    by_values = {frozenset(schemas["Colour"]["enum"]): "Colour"} | {
+        frozenset(values): name for name, (values, _) in ENUMS.items()
+    }
+    used: set[str] = set()
+
+    def walk(node: Any) -> Any:
+        if isinstance(node, list):
+            return [walk(item) for item in node]
+        if not isinstance(node, dict):
+            return node
+        enum = node.get("enum")
+        if node.get("type") == "string" and isinstance(enum, list):
+            name = by_values.get(frozenset(enum))
+            if name is not None:
+                used.add(name)
+                return {**ref(name), **{k: v for k, v in node.items() if k not in {"type", "enum"}}}
+        return {key: walk(value) for key, value in node.items()}
+
+    out = {name: schema if name == "Colour" else walk(schema) for name, schema in schemas.items()}
+    if unused := set(ENUMS) - used:
+        raise ValueError(f"shared enums that no schema uses: {sorted(unused)}")
+    return {**out, **shared}
+
+
+def _inline_squares(node: Any) -> Any:
+    """``node`` with each ``$ref`` to ``Square`` (a board square, as ``type_schema`` names a
+    fixed pair of integers) replaced by the square's schema itself: a named array component
+    used twice in one model makes openapi-python-client write code ``mypy --strict``
+    refuses (the same loop variable defined twice)."""
+    if isinstance(node, list):
+        return [_inline_squares(item) for item in node]
+    if not isinstance(node, dict):
+        return node
+    if node.get("$ref") == "#/components/schemas/Square":
+        return {**board_schemas.SQUARE, **{k: v for k, v in node.items() if k != "$ref"}}
+    return {key: _inline_squares(value) for key, value in node.items()}
+
+
 def components() -> dict[str, JSON]:
     """Every generated component, by name, in a stable order."""
+    out: dict[str, JSON] = _inline_squares(_share_enums(_components()))
+    return out
+
+
+def _components() -> dict[str, JSON]:
     out: dict[str, JSON] = dict(SHARED)
     event_map: dict[str, str] = {}
     kinds: dict[str, str] = {}

@@ -30,6 +30,17 @@ from hypothesis import HealthCheck, settings
 
 from service.embedded_redis import EmbeddedRedis, system_server_binary
 from tests.redis_cluster import LocalCluster
+from tests.service.api import contract
+
+
+@pytest.fixture(scope="session", autouse=True)
+def responses_keep_the_contract() -> Iterator[None]:
+    """Every answer of the service a test receives (Flask's test client, ``requests`` to a
+    service the tests started) is checked against openapi.yaml (``tests.service.api.contract``;
+    ``with off_contract("why"):`` where a test means to get another)."""
+    with contract.install():
+        yield
+
 
 HYPOTHESIS_PROFILES = ("ci", "dev")
 settings.register_profile(

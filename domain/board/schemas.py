@@ -7,6 +7,7 @@ view, pending decision and result of random games against them, and
 
 from __future__ import annotations
 
+from domain.board.geometry import COLS, ROWS
 from domain.board.model import DECISIONS, DYNASTIES, MONUMENTS
 from domain.common.codec import JSON
 from domain.common.schema import (
@@ -25,10 +26,17 @@ from domain.common.schema import (
 
 SQUARE: JSON = {
     "type": "array",
-    "description": "A square `[row, col]`.",
-    "items": {"type": "integer", "minimum": 0},
+    "description": f"A square `[row, col]` of the board: row 0-{ROWS - 1} (top to bottom), "
+    f"column 0-{COLS - 1} (left to right).",
     "minItems": 2,
     "maxItems": 2,
+    "prefixItems": [
+        {"type": "integer", "minimum": 0, "maximum": ROWS - 1, "description": "The row."},
+        {"type": "integer", "minimum": 0, "maximum": COLS - 1, "description": "The column."},
+    ],
+    # Past the two prefixItems nothing is allowed (maxItems); generators that do not read
+    # prefixItems still see a list of integers.
+    "items": {"type": "integer", "minimum": 0, "maximum": max(ROWS, COLS) - 1},
 }
 MONUMENT: JSON = {"type": "string", "enum": [str(m) for m in MONUMENTS]}
 REASON: JSON = {"type": "string", "enum": ["treasures", "bag"], "description": "Why it ended."}

@@ -52,6 +52,10 @@ def type_schema(tp: Any, name_of: Ref) -> JSON:
         items = get_args(tp)
         if len(items) == 2 and items[1] is Ellipsis:
             return {"type": "array", "items": type_schema(items[0], name_of)}
+        if items == (int, int):
+            # The one fixed pair the games have: a board square ``[row, col]``; the contract
+            # writes ``domain.board.schemas.SQUARE`` (with its bounds) in its place.
+            return ref("Square")
         if items and all(a == items[0] for a in items):
             return {
                 "type": "array",
@@ -179,7 +183,8 @@ COUNT: JSON = {"type": "integer", "minimum": 0}
 STRING: JSON = {"type": "string"}
 BOOLEAN: JSON = {"type": "boolean"}
 SEAT: JSON = {"type": "integer", "minimum": 0, "maximum": 3}
-COLOUR: JSON = {"type": "string", "enum": ["black", "red", "blue", "green"]}
+COLOURS: tuple[str, ...] = ("black", "red", "blue", "green")
+COLOUR: JSON = ref("Colour")
 COLOUR_COUNTS: JSON = {
     "type": "object",
     "description": "A count per colour.",
@@ -235,5 +240,13 @@ RESULT_SEAT: JSON = record(
     description="One seat of the final table; the same in both games.",
 )
 
-SHARED: dict[str, JSON] = {"ColourCounts": COLOUR_COUNTS, "ResultSeat": RESULT_SEAT}
+SHARED: dict[str, JSON] = {
+    "Colour": {
+        "type": "string",
+        "enum": list(COLOURS),
+        "description": "One of the four colours: of a tile, a leader, a card, a war, a point.",
+    },
+    "ColourCounts": COLOUR_COUNTS,
+    "ResultSeat": RESULT_SEAT,
+}
 """Shapes both games share, by component name."""

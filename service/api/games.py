@@ -87,7 +87,7 @@ def list_games() -> Response:
     caller_for(None)
     query = load_query(GameListQuerySchema())
     status = query["status"]
-    if query["open"] is not None:  # open=true: games with a seat to claim
+    if query["open"]:  # open=true: games with a seat to claim
         if status not in (None, "open"):  # no game is open and active (or over)
             return json_response({"items": [], "next_cursor": None})
         status = "open"

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from marshmallow import INCLUDE, RAISE, Schema, ValidationError, fields, validate
+from marshmallow import INCLUDE, RAISE, Schema, ValidationError, fields, validate, validates_schema
 
 from domain.bots import BOT_KINDS
 from domain.common.exact import is_int
@@ -161,6 +161,13 @@ class ClockSchema(Schema):
     increment_s = StrictInteger(validate=validate.Range(min=0, max=MAX_SECONDS), load_default=0)
     on_expiry = fields.String(validate=validate.OneOf(EXPIRY_POLICIES), load_default="random")
 
+    @validates_schema(pass_original=True)
+    def _one_kind(self, data: dict[str, Any], original: Any, **kwargs: Any) -> None:
+        """A ``DecisionClock`` or a ``GameClock`` (openapi.yaml): an increment belongs to a
+        game clock only."""
+        if isinstance(original, dict) and "increment_s" in original and "initial_s" not in original:
+            raise ValidationError("increment_s belongs to a game clock (initial_s)", "increment_s")
+
 
 class GameCreateSchema(Schema):
     class Meta:
@@ -217,8 +224,9 @@ class GameListQuerySchema(Schema):
 
     kind = fields.String(validate=validate.OneOf(KINDS), load_default=None)
     status = fields.String(validate=validate.OneOf(STATUSES), load_default=None)
-    # ``open=true``: games with a seat to claim (the same as ``status=open``).
-    open = fields.String(validate=validate.Equal("true"), load_default=None)
+    # ``open=true``: games with a seat to claim (the same as ``status=open``); ``false``, the
+    # default: no such filter. Only the two JSON spellings (no ``1``, ``yes`` or ``True``).
+    open = fields.Boolean(truthy={"true"}, falsy={"false"}, load_default=False)
     cursor = fields.String(validate=validate.Regexp(r"^[!-~]{1,200}\Z"), load_default=None)
     limit = QueryInteger(validate=validate.Range(min=1, max=GAME_PAGE_MAX), load_default=20)
 

@@ -25,6 +25,30 @@ export async function right(client: TigrisClient, etag: string): Promise<void> {
 }
 """
 WRONG = RIGHT.replace("at: [5, 5]", 'at: "5,5"').replace("right", "wrong")
+# Issue 21, point 8: a clock is one of two named shapes a client can narrow (it was
+# `unknown | unknown`), a square a `[row, col]` pair.
+TYPED = """import type { components } from "./api";
+type Schemas = components["schemas"];
+export function seconds(clock: Schemas["Clock"]): number {
+  return "per_decision_s" in clock
+    ? clock.per_decision_s
+    : clock.initial_s + (clock.increment_s ?? 0);
+}
+export const turn: Schemas["DecisionClock"] = { per_decision_s: 30, on_expiry: "greedy" };
+export const game: Schemas["Clock"] = { initial_s: 600, increment_s: 5 };
+export const corner: Schemas["BoardCommandPlaceTile"]["at"] = [10, 15];
+export const red: Schemas["Colour"] = "red";
+export const tile: Schemas["BoardCommand"] = { type: "PlaceTile", colour: red, at: corner };
+"""
+DOCS = ROOT / "docs" / "clients.md"
+
+
+def documented_commands(section: str) -> list[str]:
+    """The shell lines of the first ``sh`` block under ``## <section>`` of docs/clients.md."""
+    text = DOCS.read_text(encoding="utf-8")
+    part = text.split(f"## {section}", 1)[1]
+    block = part.split("```sh\n", 1)[1].split("```", 1)[0]
+    return [line for line in block.replace("\\\n", " ").splitlines() if line.strip()]
 
 
 def _run(args: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
@@ -66,6 +90,24 @@ def test_the_client_type_checks_against_the_generated_types(types: Path, tmp_pat
     project = _project(tmp_path, types, {"right.ts": RIGHT})
     # when tsc checks them; then nothing is wrong
     done = _run([str(BIN / "tsc"), "--noEmit", "-p", "."], project)
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_the_documented_commands_type_check_the_client_and_typed_shapes(tmp_path: Path) -> None:
+    # given a copy of the repository's client, spec and Node tools, and a file using the
+    # clock, square and colour types
+    if shutil.which("npx") is None or not (BIN / "tsc").exists():
+        pytest.fail("the TypeScript tools are missing: run scripts/install-test-deps.sh")
+    shutil.copytree(CLIENT, tmp_path / "clients" / "typescript")
+    for name in ("openapi.yaml", "package.json"):
+        shutil.copy(ROOT / name, tmp_path / name)
+    (tmp_path / "node_modules").symlink_to(ROOT / "node_modules")
+    (tmp_path / "clients" / "typescript" / "typed.ts").write_text(TYPED, encoding="utf-8")
+    # when the commands docs/clients.md shows are run; then they succeed
+    commands = documented_commands("TypeScript")
+    assert any("tsc --noEmit" in line for line in commands)
+    script = "set -e\n" + "\n".join(commands)
+    done = _run(["bash", "-c", script], tmp_path)
     assert done.returncode == 0, done.stdout + done.stderr
 
 

@@ -211,3 +211,39 @@ def test_every_command_example_of_the_spec_matches_its_games_schema() -> None:
         # then each is valid for its game's commands and is the command it is named after.
         valid(f"{_title(kind)}Command", example["value"])
         assert example["value"]["type"] == name
+
+
+def test_a_square_is_a_row_and_a_column_within_the_board() -> None:
+    """Issue 21, point 8: ``at`` is documented as ``[row, col]`` with its bounds (rows
+    0-10, columns 0-15), in commands, events and views alike."""
+    # given the schema of a tile placement's square
+    at = spec_schemas()["BoardCommandPlaceTile"]["properties"]["at"]
+    assert "[row, col]" in at["description"]
+    assert [(i["minimum"], i["maximum"]) for i in at["prefixItems"]] == [(0, 10), (0, 15)]
+    # then a command on the board's far corner is valid, and one off the board is not
+    base = {"type": "PlaceTile", "colour": "red"}
+    valid("BoardCommandPlaceTile", {**base, "at": [10, 15]})
+    for off in ([11, 0], [0, 16], [-1, 0], [0, 0, 0], [0]):
+        errors = list(validator("BoardCommandPlaceTile").iter_errors({**base, "at": off}))
+        assert errors, off
+    # and every square of the generated part is the same shape
+    text = yaml.safe_dump(spec_schemas())
+    assert text.count("A square `[row, col]` of the board") == text.count("prefixItems:")
+
+
+def test_one_colour_schema_is_referenced_everywhere() -> None:
+    """Issue 21, point 8: no inline enum of the four colours is left in openapi.yaml."""
+    inline = []
+
+    def walk(node: Any, where: str) -> None:
+        if isinstance(node, dict):
+            if set(node.get("enum") or ()) == {"black", "red", "blue", "green"}:
+                inline.append(where)
+            for key, value in node.items():
+                walk(value, f"{where}.{key}")
+        elif isinstance(node, list):
+            for n, value in enumerate(node):
+                walk(value, f"{where}[{n}]")
+
+    walk(spec_schemas(), "schemas")
+    assert inline == ["schemas.Colour"]

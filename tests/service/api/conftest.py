@@ -26,6 +26,7 @@ from werkzeug.test import TestResponse
 from domain.common.protocol import GameRules
 from domain.games import all_games
 from service.api import create_app
+from tests.service.api import contract
 from tests.service.api.contract import ContractClient
 
 ADMIN_TOKEN = "admin-" + "x" * 40
@@ -211,6 +212,7 @@ def service_env(
 ) -> dict[str, str]:
     """The environment of ``python -m service`` on ``port``: on ``redis_url``, or with
     ``None`` on its embedded Redis (``TIGRIS_REDIS_DIR`` then belongs in ``extra_env``)."""
+    contract.serve(f"http://127.0.0.1:{port}")  # its answers are checked from now on
     env = {
         **os.environ,
         "TIGRIS_KEY_PREFIX": f"live-{uuid.uuid4().hex[:10]}",

@@ -3,15 +3,22 @@ checker used by every API test does catch a disagreement."""
 
 from __future__ import annotations
 
+import http.server
 import re
+import threading
+from collections.abc import Iterator
+from typing import Any
 
+import httpx
 import pytest
-from flask import Flask, Response
+import requests
+from flask import Flask, Response, request
 from flask.testing import FlaskClient
 
 from domain.games import all_games
 from service.store.port import GAME_ID_PATTERN, STATUSES
-from tests.service.api.contract import SPEC_PATH, check_response, spec
+from tests.service.api import contract
+from tests.service.api.contract import SPEC_PATH, check_response, httpx_hooks, off_contract, spec
 
 _CONVERTER = re.compile(r"<(?:[a-z]+:)?([a-z_]+)>")
 SPEC_METHODS = {"get", "post", "put", "patch", "delete"}
@@ -97,3 +104,92 @@ def test_the_spec_names_game_kinds_statuses_and_ids_as_the_service_defines_them(
         if parameter["name"] == "cursor"
     )
     assert cursor["schema"]["pattern"] == f"^[0-9]{{15}}:{GAME_ID_PATTERN}$"
+
+
+def test_a_created_webhook_is_a_webhook_and_its_secret() -> None:
+    """Issue 21, point 6: ``WebhookCreated`` closed its ``Webhook`` part and then added
+    ``secret`` (an ``allOf`` no answer could match); it is the webhook's fields and the
+    secret, closed."""
+    schemas = spec().raw_schema["components"]["schemas"]
+    webhook, created = schemas["Webhook"], schemas["WebhookCreated"]
+    assert {k: v for k, v in created["properties"].items() if k != "secret"} == webhook[
+        "properties"
+    ]
+    assert created["properties"]["secret"]["pattern"] == "^whsec_"
+    assert created["required"] == [*webhook["required"], "secret"]
+    assert created["additionalProperties"] is False
+
+
+# --- issue 21, point 6: every client the tests make checks the answers it gets ----------
+
+SURPRISE = b'{"status": "ok", "surprise": true}'
+
+
+def test_the_flask_test_client_fails_on_an_extra_property(app: Flask) -> None:
+    # given a route that answers a property its closed schema does not have
+    @app.after_request
+    def add_a_property(response: Response) -> Response:
+        if request.path == "/healthz":
+            response.set_data(SURPRISE)
+        return response
+
+    # when a test gets it through any test client of the app; then the test fails
+    with app.test_client() as client, pytest.raises(AssertionError, match="surprise"):
+        client.get("/healthz")
+    # unless it says it means to get an off-contract answer
+    with app.test_client() as client, off_contract("the route is broken on purpose") as noted:
+        assert client.get("/healthz").status_code == 200
+    assert len(noted) == 1 and "surprise" in noted[0]
+
+
+def test_an_off_contract_marker_that_catches_nothing_fails(client: FlaskClient) -> None:
+    # given a block marked off-contract whose answers all keep the contract; then it fails
+    with pytest.raises(AssertionError, match="drop the marker"), off_contract("stale marker"):
+        assert client.get("/healthz").status_code == 200
+
+
+class _Surprising(http.server.BaseHTTPRequestHandler):
+    """A server on loopback that answers /healthz with a property the contract lacks."""
+
+    def do_GET(self) -> None:
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(SURPRISE)))
+        self.end_headers()
+        self.wfile.write(SURPRISE)
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+
+@pytest.fixture
+def surprising() -> Iterator[str]:
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Surprising)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    url = f"http://127.0.0.1:{server.server_address[1]}"
+    contract.serve(url)  # as service_env registers every service the tests start
+    yield url
+    server.shutdown()
+    server.server_close()
+
+
+def test_requests_to_a_started_service_fail_on_an_extra_property(surprising: str) -> None:
+    # given a started service whose /healthz answers an extra property
+    # when a test calls it with requests (a function or a session); then the test fails
+    with pytest.raises(AssertionError, match="surprise"):
+        requests.get(f"{surprising}/healthz", timeout=10)
+    with requests.Session() as session, pytest.raises(AssertionError, match="surprise"):
+        session.get(f"{surprising}/healthz", timeout=10)
+    with off_contract("the server is broken on purpose"):
+        assert requests.get(f"{surprising}/healthz", timeout=10).json()["surprise"] is True
+
+
+def test_httpx_clients_with_the_hooks_fail_on_an_extra_property(surprising: str) -> None:
+    # given the same service, and an httpx client with the contract's hooks (as the
+    # generated client of tests/clients gets them); then its answer fails the test
+    with (
+        httpx.Client(base_url=surprising, event_hooks=httpx_hooks()) as client,
+        pytest.raises(AssertionError, match="surprise"),
+    ):
+        client.get("/healthz")

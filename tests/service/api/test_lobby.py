@@ -188,7 +188,22 @@ def test_open_true_with_another_status_lists_nothing(client: FlaskClient) -> Non
     create_open(client, seats=["Ann", "Bob"])
     assert listed(client, "open=true&status=active") == []
     assert listed(client, "open=true&status=over") == []
-    assert problem(client.get("/games?open=false"), 400)["field"] == "open"
+
+
+def test_open_is_a_boolean_whose_false_filters_nothing(client: FlaskClient) -> None:
+    """Issue 21, point 8: ``open`` is a boolean query parameter (``true``/``false``), so a
+    generated client sends its ``bool``; ``false`` (the default) filters nothing."""
+    # given a game with an open seat and a game with none
+    waiting = create_open(client)["game"]["game_id"]
+    full = create_open(client, seats=["Ann", "Bob"])["game"]["game_id"]
+    # when the lobby is listed with open=false, open=true and without open
+    # then false lists both, as no parameter does; true only the one to claim
+    assert {waiting, full} <= set(listed(client, "open=false"))
+    assert listed(client, "open=false") == listed(client, "")
+    assert waiting in listed(client, "open=true") and full not in listed(client, "open=true")
+    # and other spellings of a boolean are refused, naming the parameter
+    for spelling in ("1", "yes", "True", ""):
+        assert problem(client.get(f"/games?open={spelling}"), 400)["field"] == "open"
 
 
 def test_racing_claims_over_http_leave_one_owner(live_server: LiveServer) -> None:

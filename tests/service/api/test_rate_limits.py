@@ -136,3 +136,34 @@ def test_a_generous_limit_is_charged_in_batches_yet_holds(redis_url: str, key_pr
         other.test_client().get("/games", environ_base=ANN).status_code for _ in range(5)
     ]
     assert 429 in other_codes
+
+
+def test_every_limited_operation_documents_its_429(redis_url: str, key_prefix: str) -> None:
+    """Issue 21, point 6: a rate-limited answer keeps the contract on every operation the
+    limits cover (the rules pages, a claim, a record, an explanation, the webhooks and the
+    audit answered 429 undocumented)."""
+    # given one request a minute per client address, and a game made by another address
+    app = limited_app(redis_url, key_prefix, TIGRIS_RATE_LIMIT_CLIENT="1/minute")
+    client = app.test_client()
+    game_id = new_game(client)["game"]["game_id"]
+    admin = {"Authorization": f"Bearer {ADMIN_TOKEN}"}
+    calls: list[tuple[str, str, dict[str, Any]]] = [
+        ("GET", "/rules/board", {}),
+        ("GET", "/rules/cards", {}),
+        ("POST", f"/games/{game_id}/seats/0/claim", {"json": {"name": "Cy"}}),
+        ("GET", f"/games/{game_id}/record", {}),
+        ("GET", f"/games/{game_id}/versions/1/explanation", {}),
+        ("POST", f"/games/{game_id}/webhooks", {"json": {"url": "https://example.com/h"}}),
+        ("GET", f"/games/{game_id}/webhooks/{'0' * 32}", {}),
+        ("GET", f"/games/{game_id}/webhooks/{'0' * 32}/deliveries", {}),
+        ("GET", "/ops/audit", {"headers": admin}),
+        ("POST", "/games/import", {"data": b"{}", "content_type": "application/jsonl"}),
+    ]
+    # when a third address spends its one request, then calls each operation
+    third = {"REMOTE_ADDR": "192.0.2.3"}
+    assert client.get("/healthz", environ_base=third).status_code == 200  # exempt
+    client.get("/games", environ_base=third)
+    for method, path, kwargs in calls:
+        # then each is a 429 problem, checked against the operation's documented answers
+        answer = client.open(path, method=method, environ_base=third, **kwargs)
+        assert problem(answer, 429)["type"] == "/problems/rate-limited", path

@@ -125,6 +125,8 @@ def test_a_running_clock_is_never_answered_not_modified(client: FlaskClient) -> 
         {"per_decision_s": 1.5},
         {"per_decision_s": 5, "on_expiry": "mcts"},
         {"initial_s": 5, "bonus": 1},
+        # a DecisionClock has no increment (issue 21, point 8: Clock is one of two shapes)
+        {"per_decision_s": 5, "increment_s": 1},
     ],
 )
 def test_a_bad_clock_is_refused_and_creates_nothing(
