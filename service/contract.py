@@ -1,12 +1,14 @@
 """The typed part of the HTTP contract, generated from the domain.
 
-Every command and event of both games (their registries), the service's own events,
-the games' options records, and the state views, pending decisions and results that
-each game declares in its ``schemas.py`` become components of ``openapi.yaml``:
+Every command and event of every game on offer (their registrations, ``domain.games``),
+the service's own events, the games' options records, and the state views, pending
+decisions, results and redactions that each game's registration declares (``schemas``,
+``redacted``) become components of ``openapi.yaml``:
 
+- ``Kind``: the kinds of the games on offer.
 - ``<Kind>Command<Name>``: a command as a client sends it; ``<Kind>Command`` is the
   ``oneOf`` of a game's commands with a ``discriminator`` on ``type``; ``Command`` (the
-  body of ``POST /games/{game_id}/commands``) is ``anyOf`` the two: the game's kind
+  body of ``POST /games/{game_id}/commands``) is ``anyOf`` them: the game's kind
   (``GET /games/{game_id}``) selects the set, the body names one of its commands.
 - ``<Kind>Event<Name>Data`` (and ``…Redacted`` where a viewer may see less) and the
   envelope ``<Kind>Event<Name>``; ``Event`` is the ``oneOf`` of every envelope with a
@@ -23,19 +25,14 @@ that follows the marker line); ``--check`` exits 1 when the file is not up to da
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
 import yaml
 
-from domain.board import schemas as board_schemas
-from domain.board import views as board_views
-from domain.board.model import MONUMENTS
-from domain.cards import schemas as cards_schemas
-from domain.cards import views as cards_views
-from domain.cards.model import Card
 from domain.common.codec import JSON, TypeRegistry
+from domain.common.protocol import Redaction, SharedEnum
 from domain.common.schema import (
     SHARED,
     command_schema,
@@ -44,27 +41,24 @@ from domain.common.schema import (
     ref,
     without,
 )
-from domain.games import all_games
+from domain.games import all_games, seat_range
 from service.events import SERVICE_EVENTS, SERVICE_KIND
 
 SPEC_PATH = Path(__file__).resolve().parents[1] / "openapi.yaml"
+_COMPONENT = "#/components/schemas/"
 MARKER = "    # --- generated from the domain by `python -m service.contract`: edit nothing below"
-
-_SHAPES: dict[str, dict[str, JSON]] = {
-    "board": board_schemas.SCHEMAS,
-    "cards": cards_schemas.SCHEMAS,
-}
-_REDACTED: dict[str, dict[str, tuple[tuple[str, ...], dict[str, str]]]] = {
-    "board": board_views.REDACTED,
-    "cards": cards_views.REDACTED,
-}
 
 
 def _title(kind: str) -> str:
     return kind[:1].upper() + kind[1:]
 
 
+def _last_seat() -> int:
+    return seat_range()[1] - 1
+
+
 def _envelope(type_name: str, data: JSON) -> JSON:
+    last = _last_seat()
     return {
         "type": "object",
         "required": [
@@ -86,11 +80,11 @@ def _envelope(type_name: str, data: JSON) -> JSON:
             "type": {"type": "string", "const": type_name},
             "actor": {
                 "type": "string",
-                "pattern": "^(seat:[0-3]|bot:[0-3]|clock|admin|system)$",
+                "pattern": f"^(seat:[0-{last}]|bot:[0-{last}]|clock|admin|system)$",
                 "description": "`seat:<n>`, `bot:<n>` (a bot seat's move), `clock` (a move for a "
                 "seat whose time ran out), `admin` or `system`.",
             },
-            "seat": {"type": ["integer", "null"], "minimum": 0, "maximum": 3},
+            "seat": {"type": ["integer", "null"], "minimum": 0, "maximum": last},
             "recorded_at": {"type": ["string", "null"]},
             "command_id": {"type": ["string", "null"]},
             "correlation_id": {
@@ -108,7 +102,7 @@ def _events(
     prefix: str,
     registry: TypeRegistry[Any],
     name_of: Callable[[type], str],
-    redacted: dict[str, tuple[tuple[str, ...], dict[str, str]]],
+    redacted: Mapping[str, Redaction],
 ) -> tuple[dict[str, JSON], dict[str, str]]:
     """Data and envelope schemas of a registry's events; ``{wire type: envelope name}``."""
     out: dict[str, JSON] = {}
@@ -143,7 +137,7 @@ def _union(names: dict[str, str], prop: str, description: str, of: str = "oneOf"
     return out
 
 
-def _legal_commands(kind: str, title: str) -> JSON:
+def _legal_commands(kind: str, title: str, seats: int) -> JSON:
     """The legal-commands answer of a game of ``kind``: its commands typed as that game's
     (``kind`` tells a client which set before it parses one: the two games share command
     names, ``Pass`` or ``ChooseWar``, so an untagged list cannot say whose they are)."""
@@ -155,36 +149,36 @@ def _legal_commands(kind: str, title: str) -> JSON:
         "properties": {
             "kind": {"type": "string", "const": kind},
             "version": {"type": "integer", "minimum": 1},
-            "seat": {"type": "integer", "minimum": 0, "maximum": 3},
+            "seat": {"type": "integer", "minimum": 0, "maximum": seats - 1},
             "commands": {"type": "array", "items": ref(f"{title}Command")},
         },
     }
 
 
-ENUMS: dict[str, tuple[tuple[str, ...], str]] = {
-    "Monument": (tuple(str(m) for m in MONUMENTS), "A monument, by its two colours."),
-    "CardsCard": (
-        tuple(c.value for c in Card),
-        "A card of the card game: a colour, a treasure or a ship.",
-    ),
-    "ConflictKind": (("revolt", "war"), "A revolt (over a leader) or a war (over a kingdom)."),
-    "BoardEndReason": (("treasures", "bag"), "Why a board game ended."),
-}
-"""The enums shared by name beside ``Colour`` (which the domain's shapes name themselves):
-every inline string enum of the generated part with the same values becomes a ``$ref``,
-so a generated client has one type for each, not one per field."""
+def shared_enums() -> dict[str, SharedEnum]:
+    """The enums shared by name beside ``Colour`` (which the domain's shapes name themselves),
+    as the games on offer declare them (``enums``; two games may declare the same one):
+    every inline string enum of the generated part with the same values becomes a ``$ref``,
+    so a generated client has one type for each, not one per field."""
+    out: dict[str, SharedEnum] = {}
+    for rules in all_games().values():
+        for name, enum in rules.enums.items():
+            if out.setdefault(name, enum) != enum:
+                raise ValueError(f"the games declare the shared enum {name} differently")
+    return out
 
 
 def _share_enums(schemas: dict[str, JSON]) -> dict[str, JSON]:
     """``schemas`` with each inline string enum whose values are those of a shared enum
-    (``Colour``, ``ENUMS``) replaced by a ``$ref`` to it (its other keywords, such as a
-    description or a default, kept beside it), and the shared enums added."""
+    (``Colour``, :func:`shared_enums`) replaced by a ``$ref`` to it (its other keywords, such
+    as a description or a default, kept beside it), and the shared enums added."""
+    enums = shared_enums()
     shared: dict[str, JSON] = {
         name: {"type": "string", "enum": list(values), "description": description}
-        for name, (values, description) in ENUMS.items()
+        for name, (values, description) in enums.items()
     }
     by_values = {frozenset(schemas["Colour"]["enum"]): "Colour"} | {
-        frozenset(values): name for name, (values, _) in ENUMS.items()
+        frozenset(values): name for name, (values, _) in enums.items()
     }
     used: set[str] = set()
 
@@ -202,37 +196,46 @@ def _share_enums(schemas: dict[str, JSON]) -> dict[str, JSON]:
         return {key: walk(value) for key, value in node.items()}
 
     out = {name: schema if name == "Colour" else walk(schema) for name, schema in schemas.items()}
-    if unused := set(ENUMS) - used:
+    if unused := set(enums) - used:
         raise ValueError(f"shared enums that no schema uses: {sorted(unused)}")
     return {**out, **shared}
 
 
-def _inline_squares(node: Any) -> Any:
-    """``node`` with each ``$ref`` to ``Square`` (a board square, as ``type_schema`` names a
-    fixed pair of integers) replaced by the square's schema itself: a named array component
-    used twice in one model makes openapi-python-client write code ``mypy --strict``
-    refuses (the same loop variable defined twice)."""
+def _inline(node: Any, inlined: Mapping[str, JSON]) -> Any:
+    """``node`` with each ``$ref`` to a name the games write in place (``inlined``, e.g. the
+    board's ``Square``, as ``type_schema`` names a fixed pair of integers) replaced by that
+    schema itself: a named array component used twice in one model makes
+    openapi-python-client write code ``mypy --strict`` refuses (the same loop variable
+    defined twice)."""
     if isinstance(node, list):
-        return [_inline_squares(item) for item in node]
+        return [_inline(item, inlined) for item in node]
     if not isinstance(node, dict):
         return node
-    if node.get("$ref") == "#/components/schemas/Square":
-        return {**board_schemas.SQUARE, **{k: v for k, v in node.items() if k != "$ref"}}
-    return {key: _inline_squares(value) for key, value in node.items()}
+    target = node.get("$ref")
+    if isinstance(target, str) and target.startswith(_COMPONENT):
+        schema = inlined.get(target.removeprefix(_COMPONENT))
+        if schema is not None:
+            return {**schema, **{k: v for k, v in node.items() if k != "$ref"}}
+    return {key: _inline(value, inlined) for key, value in node.items()}
 
 
 def components() -> dict[str, JSON]:
     """Every generated component, by name, in a stable order."""
-    out: dict[str, JSON] = _inline_squares(_share_enums(_components()))
+    inlined: dict[str, JSON] = {}
+    for rules in all_games().values():
+        inlined.update(rules.inlined)
+    out: dict[str, JSON] = _inline(_share_enums(_components()), inlined)
     return out
 
 
 def _components() -> dict[str, JSON]:
     out: dict[str, JSON] = dict(SHARED)
+    out["Kind"] = {"type": "string", "enum": list(all_games())}
     event_map: dict[str, str] = {}
     kinds: dict[str, str] = {}
     options: dict[str, str] = {}
-    for kind, rules in all_games().items():
+    games = all_games()
+    for kind, rules in games.items():
         title = _title(kind)
         kinds[kind] = title
 
@@ -250,16 +253,18 @@ def _components() -> dict[str, JSON]:
         commands: dict[str, str] = {}
         for name in rules.commands.names:
             component = f"{title}Command{name}"
-            out[component] = command_schema(name, rules.commands.type_of(name), name_of)
+            out[component] = command_schema(
+                name, rules.commands.type_of(name), name_of, seats=rules.max_seats
+            )
             commands[name] = component
         out[f"{title}Command"] = _union(
             commands, "type", f"A command of the {kind} game, selected by its `type`."
         )
-        out[f"{title}LegalCommands"] = _legal_commands(kind, title)
-        events, mapping = _events(kind, rules.events, name_of, _REDACTED[kind])
+        out[f"{title}LegalCommands"] = _legal_commands(kind, title, rules.max_seats)
+        events, mapping = _events(kind, rules.events, name_of, rules.redacted)
         out.update(events)
         event_map.update(mapping)
-        out.update(_SHAPES[kind])
+        out.update(rules.schemas)
 
     def service_name(cls: type) -> str:  # pragma: no cover - service events hold no records
         raise TypeError(f"service events hold no nested records: {cls!r}")
@@ -271,15 +276,20 @@ def _components() -> dict[str, JSON]:
         {k: f"{t}Command" for k, t in kinds.items()},
         "type",
         "A command in the domain's wire form: `type` and its fields; `seat` is implied by "
-        "the token. The game's kind selects the set: a board game takes a `BoardCommand`, "
-        "a card game a `CardsCommand` (both discriminated by `type`).",
+        "the token. The game's kind selects the set: "
+        + ", ".join(
+            f"a {g.noun}{' takes' if n == 0 else ''} a `{kinds[k]}Command`"
+            for n, (k, g) in enumerate(games.items())
+        )
+        + f" ({'both' if len(games) == 2 else 'each'} discriminated by `type`).",
         of="anyOf",
     )
     out["GameOptions"] = _union(
         options,
         "kind",
-        "The game's rule options: a board game's `BoardOptions` or a card game's "
-        "`CardsOptions` (the create body's `kind` selects them).",
+        "The game's rule options: "
+        + " or ".join(f"a {games[k].noun}'s `{name}`" for k, name in options.items())
+        + " (the create body's `kind` selects them).",
         of="anyOf",
     )
     out["Event"] = _union(

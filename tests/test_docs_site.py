@@ -31,13 +31,13 @@ def mkdocs_build(project: Path, site: Path) -> subprocess.CompletedProcess[str]:
 def test_the_documentation_site_builds_strictly(tmp_path: Path) -> None:
     """Given docs/ and mkdocs.yml, when the site is built with --strict, then it builds (no
     broken link or anchor, every page in the nav) and the rules pages hold the rules text the
-    service serves (included from service/rules/*.md, not copied)."""
+    service serves (included from domain/<kind>/RULES.md, not copied)."""
     built = mkdocs_build(ROOT, tmp_path / "site")
     assert built.returncode == 0, built.stderr[-4000:]
     for kind, first_rule in (("board", "B-SETUP-1"), ("cards", "C-SETUP-2")):
         page = (tmp_path / "site" / "rules" / kind / "index.html").read_text(encoding="utf-8")
         assert first_rule in page
-        assert first_rule in (ROOT / "service" / "rules" / f"{kind}.md").read_text("utf-8")
+        assert first_rule in (ROOT / "domain" / kind / "RULES.md").read_text("utf-8")
 
 
 def test_a_broken_anchor_or_link_fails_the_strict_build(tmp_path: Path) -> None:
@@ -45,7 +45,9 @@ def test_a_broken_anchor_or_link_fails_the_strict_build(tmp_path: Path) -> None:
     when it is built with --strict, then the build fails and names both."""
     project = tmp_path / "project"
     shutil.copytree(ROOT / "docs", project / "docs")
-    shutil.copytree(ROOT / "service" / "rules", project / "service" / "rules")
+    for kind in ("board", "cards"):
+        (project / "domain" / kind).mkdir(parents=True)
+        shutil.copy(ROOT / "domain" / kind / "RULES.md", project / "domain" / kind / "RULES.md")
     shutil.copy(ROOT / "mkdocs.yml", project / "mkdocs.yml")
     with (project / "docs" / "index.md").open("a", encoding="utf-8") as index:
         index.write("\n[a rule](bots.md#no-such-anchor) and [a page](no-such-page.md)\n")

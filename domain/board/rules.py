@@ -1,104 +1,88 @@
-"""``RULES``: the board game behind the generic :class:`GameRules` protocol."""
+"""``RULES``: the board game's one registration (a :class:`GameAdapter` of its functions)."""
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable, Iterator, Mapping, Sequence
-from typing import Any
+from importlib import resources
 
 from domain.board.commands import COMMANDS, Command
 from domain.board.decide import decide
+from domain.board.determinize import determinize
 from domain.board.events import EVENTS, Event, is_draw
 from domain.board.evolve import evolve, fold
 from domain.board.explain import explain, explain_event
 from domain.board.flow import awaited, is_over, turn
 from domain.board.legal import legal_commands
-from domain.board.model import DYNASTIES, State
+from domain.board.model import DYNASTIES, MONUMENTS, State
 from domain.board.position import dump_position, load_position
+from domain.board.sample import sample_command
+from domain.board.schemas import SCHEMAS, SQUARE
 from domain.board.setup import normalize_options, start
-from domain.board.views import event_view, pending, result, view
-from domain.common.codec import JSON, TypeRegistry
-from domain.common.protocol import GameRules
+from domain.board.views import REDACTED, event_view, pending, result, view
+from domain.common.adapter import GameAdapter
+from domain.common.scoring import score_key
 
 
-class BoardRules:
+def rename_seat(state: State, seat: int, name: str) -> State:
+    seats = tuple(name if n == seat else old for n, old in enumerate(state.seats))
+    return dataclasses.replace(state, seats=seats, cache=None)
+
+
+def score_keys(state: State) -> list[tuple[int, ...]]:
+    """Every seat's score key (its colours, treasures as jokers), for the bots."""
+    return [score_key(list(state.points[s]), state.taken[s]) for s in range(state.seat_count)]
+
+
+def rules_markdown() -> str:
+    """``RULES.md`` of this package: the page ``/rules/board`` serves."""
+    return resources.files(__package__).joinpath("RULES.md").read_text(encoding="utf-8")
+
+
+class BoardRules(GameAdapter[State, Command, Event]):
     """The board game's :class:`~domain.common.protocol.GameRules`."""
 
-    kind: str = "board"
-    min_seats: int = 2
-    max_seats: int = 4
-    dynasties: tuple[str, ...] = DYNASTIES
-    commands: TypeRegistry[Command] = COMMANDS
-    events: TypeRegistry[Event] = EVENTS
 
-    def normalize_options(self, options: Mapping[str, Any]) -> dict[str, Any]:
-        return normalize_options(options)
-
-    def start(
-        self, seat_names: Sequence[str], options: Mapping[str, Any], seed: int
-    ) -> list[Event]:
-        return start(seat_names, options, seed)
-
-    def rename_seat(self, state: State, seat: int, name: str) -> State:
-        seats = tuple(name if n == seat else old for n, old in enumerate(state.seats))
-        return dataclasses.replace(state, seats=seats, cache=None)
-
-    def decide(self, state: State, command: Command) -> list[Event]:
-        return decide(state, command)
-
-    def explain(self, state: State | None, events: Sequence[Event]) -> list[tuple[str, ...]]:
-        return explain(state, list(events))
-
-    def explain_event(self, before: State | None, event: Event, after: State) -> tuple[str, ...]:
-        return explain_event(before, event, after)
-
-    def trail(self, state: State, command: Command) -> list[tuple[str, ...]]:
-        return explain(state, decide(state, command))
-
-    def evolve(self, state: State | None, event: Event) -> State:
-        return evolve(state, event)
-
-    def fold(self, events: Iterable[Event]) -> State:
-        return fold(events)
-
-    def legal_commands(self, state: State, seat: int) -> Iterator[Command]:
-        return legal_commands(state, seat)
-
-    def awaited(self, state: State) -> frozenset[int]:
-        return awaited(state)
-
-    def pending(self, state: State) -> JSON:
-        return pending(state)
-
-    def is_over(self, state: State) -> bool:
-        return is_over(state)
-
-    def turn(self, state: State) -> tuple[int, int]:
-        return turn(state)
-
-    def is_draw(self, event: Event) -> bool:
-        return is_draw(event)
-
-    def result(self, state: State) -> JSON | None:
-        return result(state)
-
-    def view(self, state: State, viewer: int | None, *, complete: bool = False) -> JSON:
-        return view(state, viewer, complete=complete)
-
-    def event_view(
-        self,
-        event: Event,
-        viewer: int | None,
-        state_after: State,
-        data: Mapping[str, Any] | None = None,
-    ) -> JSON:
-        return event_view(event, viewer, state_after, data)
-
-    def dump_position(self, state: State) -> JSON:
-        return dump_position(state)
-
-    def load_position(self, data: Mapping[str, Any]) -> State:
-        return load_position(data)
-
-
-RULES: GameRules[State, Command, Event] = BoardRules()
+RULES = BoardRules(
+    kind="board",
+    noun="board game",
+    rule_prefix="B",
+    min_seats=2,
+    max_seats=4,
+    dynasties=DYNASTIES,
+    commands=COMMANDS,
+    events=EVENTS,
+    normalize_options_fn=normalize_options,
+    start_fn=start,
+    rename_seat_fn=rename_seat,
+    decide_fn=decide,
+    evolve_fn=evolve,
+    fold_fn=fold,
+    explain_fn=explain,
+    explain_event_fn=explain_event,
+    legal_commands_fn=legal_commands,
+    awaited_fn=awaited,
+    is_over_fn=is_over,
+    turn_fn=turn,
+    is_draw_fn=is_draw,
+    pending_fn=pending,
+    result_fn=result,
+    view_fn=view,
+    event_view_fn=event_view,
+    dump_position_fn=dump_position,
+    load_position_fn=load_position,
+    schemas=SCHEMAS,
+    redacted=REDACTED,
+    enums={
+        "Monument": (tuple(str(m) for m in MONUMENTS), "A monument, by its two colours."),
+        "ConflictKind": (("revolt", "war"), "A revolt (over a leader) or a war (over a kingdom)."),
+        "BoardEndReason": (("treasures", "bag"), "Why a board game ended."),
+    },
+    inlined={"Square": SQUARE},  # a board square [row, col], with its bounds
+    rules_markdown_fn=rules_markdown,
+    determinize_fn=determinize,
+    sample_command_fn=sample_command,
+    score_keys_fn=score_keys,
+    # The search's playouts per millisecond of think time on one core (docs/benchmarks.md,
+    # Bots, with a margin): 600 board playouts take 370 ms of CPU on average (at most 506).
+    playouts_per_ms=1.2,
+)

@@ -32,11 +32,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from domain.board import determinize as board_determinize
-from domain.board import sample as board_sample
-from domain.bots.evaluate import score_keys, utility
-from domain.cards import determinize as cards_determinize
-from domain.cards import sample as cards_sample
+from domain.bots.evaluate import utility
 from domain.common.errors import RulesError
 from domain.common.protocol import GameRules
 
@@ -59,31 +55,15 @@ class Budget:
 def determinizer(
     rules: GameRules[Any, Any, Any],
 ) -> Callable[[Mapping[str, Any], random.Random], Any]:
-    """The game's ``determinize(view, rng)``."""
-    if rules.kind == "board":
-        return board_determinize.determinize
-    if rules.kind == "cards":
-        return cards_determinize.determinize
-    raise ValueError(f"no determinizer for game kind {rules.kind!r}")
+    """The game's ``determinize(view, rng)`` (its registration's)."""
+    return rules.determinize
 
 
 def sampler(
     rules: GameRules[Any, Any, Any],
 ) -> Callable[[Any, int, random.Random], Any]:
     """The game's ``sample_command(state, seat, rng)``: the playouts' random legal command."""
-    if rules.kind == "board":
-        return board_sample.sample_command
-    if rules.kind == "cards":
-        return cards_sample.sample_command
-    return _uniform(rules)
-
-
-def _uniform(rules: GameRules[Any, Any, Any]) -> Callable[[Any, int, random.Random], Any]:
-    def sample(state: Any, seat: int, rng: random.Random) -> Any:
-        options = list(rules.legal_commands(state, seat))
-        return options[rng.randrange(len(options))]
-
-    return sample
+    return rules.sample_command
 
 
 def _apply(rules: GameRules[Any, Any, Any], state: Any, command: Any) -> Any:
@@ -93,7 +73,7 @@ def _apply(rules: GameRules[Any, Any, Any], state: Any, command: Any) -> Any:
 
 
 def _value(rules: GameRules[Any, Any, Any], state: Any, seat: int) -> float:
-    return utility(score_keys(state), seat, rules.is_over(state))
+    return utility(rules.score_keys(state), seat, rules.is_over(state))
 
 
 def _playout(

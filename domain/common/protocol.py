@@ -1,8 +1,9 @@
-"""The decider protocol both games implement, so the service stays generic.
+"""The decider protocol every game implements, so the service stays generic.
 
-Each game package exposes one object satisfying :class:`GameRules`
-(``domain.board.RULES``, ``domain.cards.RULES``). The service never looks
-inside a state; it only calls these functions.
+Each game package exposes one object satisfying :class:`GameRules` (its ``RULES``, most
+simply a :class:`domain.common.adapter.GameAdapter`), listed once in ``domain.games``. The
+service never looks inside a state; it only calls these functions and reads these fields:
+the contract, the rules pages and the bots take what they need of a game from here too.
 
 Seats are ``0..n-1`` in play (clockwise) order. A command always carries the
 ``seat`` that sends it; the HTTP layer fills it in from the caller's token.
@@ -12,6 +13,7 @@ Seats are ``0..n-1`` in play (clockwise) order. A command always carries the
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping, Sequence
+from random import Random
 from typing import Any, Protocol, TypeVar
 
 from domain.common.codec import JSON, TypeRegistry
@@ -20,14 +22,30 @@ S = TypeVar("S")
 C = TypeVar("C")
 E = TypeVar("E")
 
+# An event's redaction for the contract: the fields a viewer may not see (left out of the
+# ``…Redacted`` schema) and the fields added in their place (name: JSON type, e.g. a count).
+Redaction = tuple[tuple[str, ...], Mapping[str, str]]
+# A string enum the contract names once (a component) for every schema that lists its values:
+# (values, description).
+SharedEnum = tuple[tuple[str, ...], str]
+
 
 class GameRules(Protocol[S, C, E]):
-    kind: str  # "board" or "cards": stable, part of stored game metadata
+    kind: str  # e.g. "board": stable, part of stored game metadata, URLs and event types
+    noun: str  # e.g. "board game": how the contract's descriptions name a game of this kind
+    rule_prefix: str  # e.g. "B": the letter before every rule id (``B-WAR-4``)
     min_seats: int
     max_seats: int
     dynasties: tuple[str, ...]  # dynasty names in seat order (seat i plays dynasties[i])
     commands: TypeRegistry[C]
     events: TypeRegistry[E]
+    # The JSON Schemas of the contract's ``<Kind>View``, ``<Kind>Pending`` and
+    # ``<Kind>Result`` (and the records they refer to), by component name.
+    schemas: Mapping[str, JSON]
+    redacted: Mapping[str, Redaction]  # by event name: what ``event_view`` may hide
+    enums: Mapping[str, SharedEnum]  # by component name (``Monument``): enums named once
+    inlined: Mapping[str, JSON]  # by component name (``Square``): schemas written in place
+    playouts_per_ms: float  # the bots' search rate on one core (think time -> playouts)
 
     def normalize_options(self, options: Mapping[str, Any]) -> dict[str, Any]:
         """Validate game options and fill in defaults; FormatError on bad input."""
@@ -99,7 +117,9 @@ class GameRules(Protocol[S, C, E]):
     def view(self, state: S, viewer: int | None, *, complete: bool = False) -> JSON:
         """What ``viewer`` may see of the state (None: a spectator); ``complete``:
         everything (the admin). After the game has ended, everything is public. The
-        shape is the same for every caller: what is hidden is ``null``."""
+        shape is the same for every caller: what is hidden is ``null``. It names its
+        ``viewer`` (a bot checks that it decides from its own seat's view) and, if the
+        game has turns, the ``turn``."""
         ...
 
     def event_view(
@@ -120,6 +140,24 @@ class GameRules(Protocol[S, C, E]):
 
     def load_position(self, data: Mapping[str, Any]) -> S:
         """Inverse of ``dump_position``; FormatError on bad input."""
+        ...
+
+    def rules_markdown(self) -> str:
+        """The rules the engine follows, in Markdown, one heading per rule id (the
+        service's ``/rules/<kind>`` page)."""
+        ...
+
+    def determinize(self, view: Mapping[str, Any], rng: Random) -> S:
+        """A full state consistent with a seat's ``view``, its hidden parts sampled."""
+        ...
+
+    def sample_command(self, state: S, seat: int, rng: Random) -> C:
+        """A random legal command of ``seat``: the bots' playouts' move."""
+        ...
+
+    def score_keys(self, state: S) -> list[tuple[int, ...]]:
+        """Every seat's score as a tuple that compares like the final ranking does (the
+        bots' evaluation)."""
         ...
 
 

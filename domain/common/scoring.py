@@ -63,3 +63,13 @@ def rank_players(scores: list[FinalScore]) -> list[list[int]]:
             places.append([s.seat])
             previous = s.key
     return places
+
+
+def score_key(points: list[int], jokers: int) -> tuple[int, ...]:
+    """Colours ascending after giving each joker to a weakest colour (optimal, as in
+    :func:`best_assignment`): the key that :func:`rank_players` compares, cheaply."""
+    totals = sorted(points)
+    for _ in range(jokers):
+        totals[0] += 1
+        totals.sort()
+    return tuple(totals)

@@ -1,26 +1,20 @@
-"""``/rules/board`` and ``/rules/cards``: the rules the engine follows, one anchor per rule id
-(``service.rules``)."""
+"""``/rules/<kind>``: the rules the engine follows, one anchor per rule id (``service.rules``),
+for every game on offer (the registry, ``domain.games``)."""
 
 from __future__ import annotations
 
 from flask import Blueprint, Response
 
 from service import rules
+from service.api.problems import not_found
 
 blueprint = Blueprint("rules", __name__)
 
 
-def _page(kind: str) -> Response:
+@blueprint.get("/rules/<kind>")
+def rules_page(kind: str) -> Response:
+    if kind not in rules.kinds():
+        raise not_found(f"no game of kind {kind!r}")
     response = Response(rules.page(kind), mimetype="text/html")
     response.headers["Cache-Control"] = "public, max-age=3600"
     return response
-
-
-@blueprint.get("/rules/board")
-def board_rules() -> Response:
-    return _page("board")
-
-
-@blueprint.get("/rules/cards")
-def cards_rules() -> Response:
-    return _page("cards")

@@ -17,7 +17,7 @@ from marshmallow import INCLUDE, RAISE, Schema, ValidationError, fields, validat
 
 from domain.bots import BOT_KINDS
 from domain.common.exact import is_int
-from domain.games import all_games
+from domain.games import all_games, seat_range
 from service.application.bots import DEFAULT_THINK_MS, MAX_THINK_MS
 from service.application.clocks import EXPIRY_POLICIES, MAX_SECONDS
 from service.store.port import STATUSES
@@ -27,7 +27,6 @@ MAX_SEED = 2**53 - 1  # the largest integer every JSON client can represent exac
 GAME_PAGE_MAX = 100
 EVENT_PAGE_MAX = 500
 MAX_VERSION = 10**12  # far beyond any game; keeps query integers bounded
-KINDS = tuple(all_games())  # the game kinds the service offers
 _DIGITS = re.compile(r"0|[1-9][0-9]{0,14}")
 _DECIMAL = re.compile(r"(?:0|[1-9][0-9]{0,14})(?:\.[0-9]{1,6})?")
 
@@ -169,16 +168,47 @@ class ClockSchema(Schema):
             raise ValidationError("increment_s belongs to a game clock (initial_s)", "increment_s")
 
 
+class OfferedKind(validate.Validator):
+    """A kind of a game on offer (``domain.games``, asked at each call, so a game registered
+    later is offered too), with ``OneOf``'s message."""
+
+    def __call__(self, value: Any) -> Any:
+        kinds = tuple(all_games())
+        if value not in kinds:
+            raise ValidationError(f"Must be one of: {', '.join(kinds)}.")
+        return value
+
+
+class SeatCount(validate.Validator):
+    """As many seats as some game on offer takes (each kind's own range is the
+    application's to check), with ``Length``'s message."""
+
+    def __call__(self, value: Any) -> Any:
+        low, high = seat_range()
+        if not low <= len(value) <= high:
+            raise ValidationError(f"Length must be between {low} and {high}.")
+        return value
+
+
+class SeatNumber(validate.Validator):
+    """A seat number some game on offer has (``0`` to its most seats less one), with
+    ``Range``'s message."""
+
+    def __call__(self, value: Any) -> Any:
+        last = seat_range()[1] - 1
+        if not 0 <= value <= last:
+            raise ValidationError(
+                f"Must be greater than or equal to 0 and less than or equal to {last}."
+            )
+        return value
+
+
 class GameCreateSchema(Schema):
     class Meta:
         unknown = RAISE
 
-    kind = fields.String(required=True, validate=validate.OneOf(KINDS))
-    seats = fields.List(
-        SeatSpec(),
-        required=True,
-        validate=validate.Length(min=2, max=4),
-    )
+    kind = fields.String(required=True, validate=OfferedKind())
+    seats = fields.List(SeatSpec(), required=True, validate=SeatCount())
     options = fields.Dict(keys=fields.String(), load_default=dict)
     seed = StrictInteger(
         validate=validate.Range(min=0, max=MAX_SEED), load_default=None, allow_none=False
@@ -193,7 +223,7 @@ class CommandEnvelopeSchema(Schema):
         unknown = INCLUDE
 
     type = fields.String(required=True, validate=validate.Length(min=1, max=100))
-    seat = StrictInteger(validate=validate.Range(min=0, max=3))
+    seat = StrictInteger(validate=SeatNumber())
 
 
 class SeatClaimSchema(Schema):
@@ -222,7 +252,7 @@ class GameListQuerySchema(Schema):
     class Meta:
         unknown = RAISE
 
-    kind = fields.String(validate=validate.OneOf(KINDS), load_default=None)
+    kind = fields.String(validate=OfferedKind(), load_default=None)
     status = fields.String(validate=validate.OneOf(STATUSES), load_default=None)
     # ``open=true``: games with a seat to claim (the same as ``status=open``); ``false``, the
     # default: no such filter. Only the two JSON spellings (no ``1``, ``yes`` or ``True``).

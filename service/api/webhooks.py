@@ -21,7 +21,7 @@ from service.api.background import triggers
 from service.api.context import services
 from service.api.http import json_response, load_body
 from service.api.problems import ApiProblem, conflict, forbidden, not_found, unauthorized
-from service.api.schemas import StrictInteger
+from service.api.schemas import SeatNumber, StrictInteger
 from service.application.webhooks import (
     Subscriber,
     WebhookForbidden,
@@ -45,7 +45,7 @@ class WebhookCreateSchema(Schema):
         load_default=list,
         validate=validate.Length(max=100),
     )
-    seat = StrictInteger(validate=validate.Range(min=0, max=3), load_default=None)
+    seat = StrictInteger(validate=SeatNumber(), load_default=None)
 
 
 def _webhooks() -> Webhooks:

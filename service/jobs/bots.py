@@ -63,14 +63,6 @@ __all__ = [
 
 log = logging.getLogger("tigris.jobs.bots")
 
-# The search's playouts per millisecond of think time, per game (the engine's rate on one
-# core, see docs/benchmarks.md, Bots, with a margin): the think time is a playout count,
-# so a choice does not depend on how busy the machine is; a deadline (twice the think time,
-# at least half a second more) caps it on a busy machine: 1 s for the default 500 ms.
-# Measured in CPU time per move: 600 board playouts 370 ms on average (at most 506 ms),
-# 1,500 card playouts 366 ms (at most 527 ms), the greedy prior included.
-PLAYOUTS_PER_MS = {"board": 1.2, "cards": 3.0}
-
 
 def bot_seed(game_id: str, version: int, seat: int) -> int:
     """The bot's own seed for one decision: from what the decision is, never the game's seed."""
@@ -78,11 +70,14 @@ def bot_seed(game_id: str, version: int, seat: int) -> int:
     return int.from_bytes(digest[:8], "big")
 
 
-def bot_budget(kind: str, bot: BotSeat) -> Budget:
-    """How long ``bot`` searches: a playout count for its think time, capped by a deadline."""
+def bot_budget(rules: GameRules[Any, Any, Any], bot: BotSeat) -> Budget:
+    """How long ``bot`` searches: a playout count for its think time (at the game's
+    ``playouts_per_ms``, its engine's rate on one core, so a choice does not depend on how
+    busy the machine is), capped by a deadline (twice the think time, at least half a second
+    more): 1 s for the default 500 ms."""
     think_s = bot.think_ms / 1000
     stop_at = time.monotonic() + max(2 * think_s, think_s + 0.5)
-    playouts = max(1, round(bot.think_ms * PLAYOUTS_PER_MS.get(kind, 1.2)))
+    playouts = max(1, round(bot.think_ms * rules.playouts_per_ms))
     return Budget(playouts=playouts, deadline=lambda: time.monotonic() >= stop_at)
 
 
@@ -103,7 +98,7 @@ def bot_command(  # noqa: PLR0917 (one decision: where, who, with what)
         view,
         seat=seat,
         seed=bot_seed(game_id, version, seat),
-        budget=bot_budget(rules.kind, bot),
+        budget=bot_budget(rules, bot),
     )
 
 

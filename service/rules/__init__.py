@@ -1,29 +1,36 @@
-"""The rules digests the engine follows, served as documentation (``/rules/board``,
-``/rules/cards``): Markdown shipped in this package, one heading per rule id, rendered with
-markdown-it-py; each such heading gets its rule id as anchor, so that a rule id in a refusal
-or an explanation links to ``/rules/<kind>#<rule id>``."""
+"""The rules digests the engine follows, served as documentation (``/rules/<kind>``): the
+Markdown each game's registration gives (``rules_markdown()``, e.g. ``domain/board/RULES.md``),
+one heading per rule id, rendered with markdown-it-py; each such heading gets its rule id as
+anchor, so that a rule id in a refusal or an explanation links to ``/rules/<kind>#<rule id>``
+(the kind found from the id's prefix letter, the registration's ``rule_prefix``)."""
 
 from __future__ import annotations
 
 import html
 import re
 from functools import cache
-from importlib import resources
 
 from markdown_it import MarkdownIt
 from markdown_it.rules_core import StateCore
 
-KINDS = ("board", "cards")
-RULE_ID = re.compile(r"^([BC]-[A-Z]+-[A-Z0-9]+)\b")
-_PREFIXES = {"B": "board", "C": "cards"}
+from domain.games import all_games
+
+RULE_ID = re.compile(r"^([A-Z]-[A-Z]+-[A-Z0-9]+)\b")  # a game's prefix letter, then the id
+
+
+def kinds() -> tuple[str, ...]:
+    """The kinds whose rules are served: every game on offer."""
+    return tuple(all_games())
 
 
 def rule_url(rule: str) -> str | None:
-    """The link to a rule id's text (None for what is no rule id of either game)."""
-    kind = _PREFIXES.get(rule[:1])
-    if kind is None or RULE_ID.match(rule) is None:
+    """The link to a rule id's text (None for what is no rule id of a game on offer)."""
+    if RULE_ID.match(rule) is None:
         return None
-    return f"/rules/{kind}#{rule}"
+    for kind, rules in all_games().items():
+        if rule.startswith(rules.rule_prefix + "-"):
+            return f"/rules/{kind}#{rule}"
+    return None
 
 
 def _anchor_rule_headings(state: StateCore) -> None:
@@ -44,16 +51,17 @@ def _markdown() -> MarkdownIt:
 
 
 def source(kind: str) -> str:
-    """The Markdown text of a game's rules (``kind``: board or cards)."""
-    if kind not in KINDS:
-        raise KeyError(kind)
-    return resources.files(__package__).joinpath(f"{kind}.md").read_text(encoding="utf-8")
+    """The Markdown text of a game's rules; KeyError for a kind not on offer."""
+    return all_games()[kind].rules_markdown()
+
+
+def page(kind: str) -> str:
+    """The HTML page of a game's rules; KeyError for a kind not on offer."""
+    return _render(source(kind))
 
 
 @cache
-def page(kind: str) -> str:
-    """The HTML page of a game's rules."""
-    text = source(kind)
+def _render(text: str) -> str:
     first = text.splitlines()[0].lstrip("# ").strip()
     body = _markdown().render(text)
     return (

@@ -55,8 +55,9 @@ def spec() -> Any:
     return schemathesis.openapi.from_path(str(SPEC_PATH))
 
 
-def _check(method: str, path: str, status: int, response: Any) -> None:
-    schema = spec()
+def _check(method: str, path: str, status: int, response: Any, schema: Any = None) -> None:
+    if schema is None:
+        schema = spec()
     operation = schema.find_operation_by_path(method, path)
     if operation is None:
         # An undocumented route must not exist: only 404 (no such path) or 405 (no such method).
@@ -76,15 +77,18 @@ def _check(method: str, path: str, status: int, response: Any) -> None:
         raise OffContract(f"{method} {path} ({status}): {details}") from group
 
 
-def check_response(method: str, path: str, response: Any, *, stream: bool = False) -> None:
+def check_response(
+    method: str, path: str, response: Any, *, stream: bool = False, schema: Any = None
+) -> None:
     """Check one answer of the service (a Flask, requests or httpx response) against the
-    contract; inside :func:`off_contract`, a mismatch is noted instead of raised."""
+    contract (``schema``: a loaded spec; default: ``openapi.yaml``); inside
+    :func:`off_contract`, a mismatch is noted instead of raised."""
     method = method.upper()
     if path.startswith(UNDOCUMENTED_PREFIXES) or method in {"HEAD", "OPTIONS"}:
         return
     status = int(response.status_code)
     try:
-        _check(method, path, status, None if stream else response)
+        _check(method, path, status, None if stream else response, schema)
     except AssertionError as error:
         allowed = _ALLOWED.get()
         if allowed is None:
@@ -111,13 +115,18 @@ def _is_stream(content_type: str | None) -> bool:
 
 
 class ContractClient(FlaskClient):
-    """A Flask test client that checks every response against the contract."""
+    """A Flask test client that checks every response against the contract (``contract``:
+    a loaded spec; default: ``openapi.yaml``)."""
+
+    contract: Any = None
 
     def open(self, *args: Any, **kwargs: Any) -> TestResponse:
         response = super().open(*args, **kwargs)
         request = response.request
         streamed = response.is_streamed and _is_stream(response.mimetype)
-        check_response(request.method, request.path, response, stream=streamed)
+        check_response(
+            request.method, request.path, response, stream=streamed, schema=self.contract
+        )
         return response
 
 

@@ -11,24 +11,26 @@ import pytest
 from flask.testing import FlaskClient
 
 import domain
+from domain.games import all_games
 from tests.service.api.conftest import KINDS, Api, problem
 from tests.service.api.test_commands import ILLEGAL
 
-RULE_ID = re.compile(r"\b([BC]-[A-Z]+-[A-Z0-9]+)\b")
-PREFIX = {"board": "B-", "cards": "C-"}
+RULE_ID = re.compile(r"\b([A-Z]-[A-Z]+-[A-Z0-9]+)\b")
 
 
 def domain_rule_ids(kind: str) -> set[str]:
     """Every rule id written in the domain's source and its notes (refusals, decisions,
-    docstrings, DECISIONS.md)."""
+    docstrings, DECISIONS.md), the rules pages themselves (RULES.md) left out."""
     root = Path(domain.__file__).parent
     found = {
         rule
         for pattern in ("*.py", "*.md")
         for path in root.rglob(pattern)
+        if path.name != "RULES.md"
         for rule in RULE_ID.findall(path.read_text(encoding="utf-8"))
     }
-    return {rule for rule in found if rule.startswith(PREFIX[kind])}
+    prefix = all_games()[kind].rule_prefix + "-"
+    return {rule for rule in found if rule.startswith(prefix)}
 
 
 class Anchors(HTMLParser):

@@ -349,6 +349,10 @@ def test_a_consented_undo_asked_in_one_page_and_approved_in_the_other(
     answerer.click("[data-action=approve-undo]")
     then = api(live_server, f"/games/{game_id}/states/{to_version}")
     now = api(live_server, f"/games/{game_id}/state")
+    deadline = time.monotonic() + 30  # the click's request may still be on its way
+    while now["version"] <= before_undo["version"] and time.monotonic() < deadline:
+        time.sleep(0.1)
+        now = api(live_server, f"/games/{game_id}/state")
     assert now["version"] > before_undo["version"]
     assert board_of(now["state"]) == board_of(then["state"])
     assert board_of(now["state"]) != board_of(before_undo["state"])
