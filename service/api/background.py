@@ -12,11 +12,12 @@ from flask import Flask, current_app
 
 from service.application.game_service import GameService
 from service.config import StoreSettings
-from service.jobs.audit import AuditLog
 from service.jobs.settings import JobSettings
 from service.jobs.triggers import JobTriggers
-from service.jobs.webhooks import WebhookStore
 from service.store.connect import redis_client
+from service.store.port import AuditLog
+from service.store.redis_audit import RedisAuditLog
+from service.store.redis_webhooks import RedisWebhookStore
 
 EXTENSION = "tigris.jobs"
 AUDIT_EXTENSION = "tigris.audit"
@@ -30,10 +31,11 @@ def install(app: Flask, config: Mapping[str, Any], games: GameService) -> None:
         app.extensions[AUDIT_EXTENSION] = None
         return
     client = redis_client(store.redis_url, decode_responses=True)
-    found = JobTriggers(settings, WebhookStore(client, store.key_prefix), games)
+    hooks = RedisWebhookStore(client, prefix=store.key_prefix)
+    found = JobTriggers(settings, hooks, games)
     games.writes.add(found)
     app.extensions[EXTENSION] = found
-    app.extensions[AUDIT_EXTENSION] = AuditLog(client, store.key_prefix)
+    app.extensions[AUDIT_EXTENSION] = RedisAuditLog(client, prefix=store.key_prefix)
 
 
 def triggers() -> JobTriggers | None:

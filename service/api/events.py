@@ -24,11 +24,11 @@ from flask import Blueprint, Response, request, stream_with_context
 from service.api.auth import Caller
 from service.api.context import caller_for, services
 from service.api.http import json_response, load_query, not_modified
-from service.api.presenters import events_json
 from service.api.problems import bad_request
 from service.api.schemas import EventListQuerySchema, StreamQuerySchema
 from service.api.streams import caller_from_ticket, stream_gate
 from service.application.game_service import GameService
+from service.application.rendering import events_json
 from service.errors import StoreUnavailable
 
 log = logging.getLogger(__name__)

@@ -30,29 +30,39 @@ from __future__ import annotations
 import hashlib
 import logging
 import time
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
-
-from rq import Queue
+from typing import Any
 
 from domain.bots import Budget, choose_command
 from domain.common.protocol import GameRules
 from service.application.bots import BotSeat
+from service.application.commands import CommandOutcome
+from service.application.game_service import GameService
 from service.application.mapper import CommandMeta
 from service.application.repository import LoadedGame
 from service.errors import ConcurrencyError, IdempotencyConflict, UndoConflict
 from service.events import UndoAnswered, UndoRequested
-from service.jobs.queues import enqueue_once
-from service.jobs.settings import JobSettings
+from service.jobs.context import JobContext, job_context
+from service.jobs.enqueue import (
+    JOB_TIMEOUT_MARGIN_S,
+    awaited_bots,
+    bots_to_answer,
+    enqueue_bot_moves,
+    job_id_of,
+    waiting_for_players,
+)
 
-if TYPE_CHECKING:  # the job context imports this module (through the triggers)
-    from service.application.commands import CommandOutcome
-    from service.application.game_service import GameService
-    from service.jobs.context import JobContext
+__all__ = [
+    "JOB_TIMEOUT_MARGIN_S",
+    "awaited_bots",
+    "bots_to_answer",
+    "enqueue_bot_moves",
+    "job_id_of",
+    "play",
+    "play_bot",
+    "waiting_for_players",
+]
 
 log = logging.getLogger("tigris.jobs.bots")
-
-JOB_TIMEOUT_MARGIN_S = 30
 
 
 def bot_seed(game_id: str, version: int, seat: int) -> int:
@@ -97,57 +107,15 @@ def idempotency_key_of(version: int, seat: int) -> str:
     return f"bot-{version}-{seat}"
 
 
-def waiting_for_players(game: LoadedGame) -> bool:
-    """Whether ``game`` still has a seat to claim: it accepts no command yet, so no bot
-    moves and no clock runs (their jobs come with the last claim, which starts it)."""
-    return bool(game.info.open_seats)
-
-
-def awaited_bots(game: LoadedGame) -> list[int]:
-    """The bot seats ``game`` awaits now (none while it waits for players)."""
-    if not game.info.bots or waiting_for_players(game) or game.rules.is_over(game.state):
-        return []
-    return sorted(seat for seat in game.rules.awaited(game.state) if seat in game.info.bots)
-
-
-def job_id_of(game_id: str, version: int, seat: int) -> str:
-    return f"bot-{game_id}-{version}-{seat}"
-
-
-def bots_to_answer(game: LoadedGame, awaiting: Sequence[str]) -> list[int]:
-    """The bot seats among ``awaiting`` (an open undo request's ``seat:<n>`` answerers)."""
-    seats = (int(actor[5:]) for actor in awaiting if actor.startswith("seat:"))
-    return sorted(seat for seat in seats if seat in game.info.bots)
-
-
-def enqueue_bot_moves(
-    queue: Queue, settings: JobSettings, game: LoadedGame, answering: Sequence[int] = ()
-) -> int:
-    """Enqueue a job for every bot seat ``game`` awaits, and for the ``answering`` bot
-    seats (an undo request awaits their answer): one job per game, version and seat."""
-    enqueued = 0
-    for seat in sorted({*awaited_bots(game), *answering}):
-        timeout = game.info.bots[seat].think_ms // 1000 + JOB_TIMEOUT_MARGIN_S
-        job = enqueue_once(
-            queue,
-            settings,
-            play_bot,
-            job_id_of(game.game_id, game.version, seat),
-            game.game_id,
-            game.version,
-            seat,
-            timeout_s=timeout,
-        )
-        enqueued += job is not None
-    return enqueued
-
-
 def play_bot(game_id: str, version: int, seat: int) -> str:
-    """The job: if ``game_id`` is still at ``version`` and awaits the bot of ``seat``, make
-    its move. Returns what happened (kept as the job's result)."""
-    from service.jobs.context import job_context
+    """The old dotted name of the job ``service.jobs.tasks.play_bot``: jobs queued under
+    it before the job bodies moved there still run."""
+    return play(job_context(), game_id, version, seat)
 
-    context = job_context()
+
+def play(context: JobContext, game_id: str, version: int, seat: int) -> str:
+    """The bot move job: if ``game_id`` is still at ``version`` and awaits the bot of
+    ``seat``, make its move. Returns what happened (kept as the job's result)."""
     game = context.games.repository.get(game_id)
     if game.version != version:
         return f"moved on: the game is at version {game.version}"

@@ -14,59 +14,22 @@ another version and does nothing (the check is the version, not the job's cancel
 
 from __future__ import annotations
 
-import time
-from datetime import UTC, datetime
-
-from rq import Queue
-
 from service.application.bots import BotSeat
-from service.application.clocks import ClockReading, read_clock
-from service.application.game_service import GameService
-from service.application.repository import LoadedGame
-from service.jobs.bots import bot_command, submit_decision, waiting_for_players
-from service.jobs.queues import enqueue_once
-from service.jobs.settings import JobSettings
+from service.jobs.bots import bot_command, submit_decision
+from service.jobs.context import JobContext, job_context
+from service.jobs.enqueue import clock_reading, enqueue_deadlines, waiting_for_players
 
-
-def clock_reading(games: GameService, game: LoadedGame, now: float | None = None) -> ClockReading:
-    """``game``'s clock now (it must have one): from its events' metadata."""
-    spec = game.info.clock
-    assert spec is not None
-    metadata = [event.metadata for event in games.queries.events(game.game_id, 0, game=game)]
-    awaited = () if game.rules.is_over(game.state) else game.rules.awaited(game.state)
-    return read_clock(
-        spec, len(game.info.seat_names), awaited, metadata, time.time() if now is None else now
-    )
-
-
-def enqueue_deadlines(
-    queue: Queue, settings: JobSettings, games: GameService, game: LoadedGame
-) -> int:
-    """Schedule the deadline of every seat ``game`` awaits (nothing without a clock, nor
-    while the game waits for players: its clock starts with the last claim)."""
-    if game.info.clock is None or waiting_for_players(game) or game.rules.is_over(game.state):
-        return 0
-    enqueued = 0
-    for seat, deadline in clock_reading(games, game).deadlines.items():
-        job = enqueue_once(
-            queue,
-            settings,
-            clock_expired,
-            f"clock-{game.game_id}-{game.version}-{seat}",
-            game.game_id,
-            game.version,
-            seat,
-            at=datetime.fromtimestamp(deadline, UTC),
-        )
-        enqueued += job is not None
-    return enqueued
+__all__ = ["clock_expired", "clock_reading", "enqueue_deadlines", "expire"]
 
 
 def clock_expired(game_id: str, version: int, seat: int) -> str:
-    """The job: ``seat``'s time at ``version`` ran out; its clock policy moves for it."""
-    from service.jobs.context import job_context
+    """The old dotted name of the job ``service.jobs.tasks.clock_expired``: jobs queued
+    under it before the job bodies moved there still run."""
+    return expire(job_context(), game_id, version, seat)
 
-    context = job_context()
+
+def expire(context: JobContext, game_id: str, version: int, seat: int) -> str:
+    """The clock job: ``seat``'s time at ``version`` ran out; its clock policy moves for it."""
     game = context.games.repository.get(game_id)
     spec = game.info.clock
     if game.version != version:

@@ -11,12 +11,13 @@ from rq import Queue
 
 from service.application.game_service import GameService, build_service
 from service.config import StoreSettings
-from service.jobs.audit import AuditLog
 from service.jobs.queues import job_queue
 from service.jobs.settings import JobSettings
 from service.jobs.triggers import JobTriggers
-from service.jobs.webhooks import WebhookStore
 from service.store.connect import StoreConnection
+from service.store.port import AuditLog, WebhookStore
+from service.store.redis_audit import RedisAuditLog
+from service.store.redis_webhooks import RedisWebhookStore
 
 
 @dataclass
@@ -46,10 +47,10 @@ def job_context() -> JobContext:
                 raise RuntimeError("a job needs REDIS_URL (the worker sets it if embedded)")
             games, connection = build_service(store_settings)
             queue = job_queue(settings)
-            hooks = WebhookStore(connection.client, store_settings.key_prefix)
+            hooks = RedisWebhookStore(connection.client, prefix=store_settings.key_prefix)
             triggers = JobTriggers(settings, hooks, games, queue)
             games.writes.add(triggers)  # the jobs' own writes (bot moves) enqueue the next
-            audit = AuditLog(connection.client, store_settings.key_prefix)
+            audit = RedisAuditLog(connection.client, prefix=store_settings.key_prefix)
             found = JobContext(games, connection, settings, queue, hooks, triggers, audit)
             _contexts[key] = found
         return found

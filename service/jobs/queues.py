@@ -51,14 +51,15 @@ def retry_of(settings: JobSettings) -> Retry | None:
 def enqueue_once(
     queue: Queue,
     settings: JobSettings,
-    func: Callable[..., Any],
+    func: Callable[..., Any] | str,
     job_id: str,
     *args: Any,
     timeout_s: int = 60,
     at: datetime | None = None,
 ) -> Job | None:
-    """Enqueue ``func(*args)`` as job ``job_id`` (at ``at``, if given) unless a job with that
-    id exists (pending, running, or finished within ``RESULT_TTL_S``): then None."""
+    """Enqueue ``func(*args)`` (a function, or its dotted name) as job ``job_id`` (at
+    ``at``, if given) unless a job with that id exists (pending, running, or finished
+    within ``RESULT_TTL_S``): then None."""
     options: dict[str, Any] = {
         "job_id": job_id,
         "unique": True,
@@ -68,10 +69,11 @@ def enqueue_once(
         "retry": retry_of(settings),
         "description": job_id,
     }
+    target: Any = func  # RQ imports a dotted name when the job runs
     try:
         if at is None:
-            return queue.enqueue(func, *args, **options)
-        job: Job = queue.enqueue_at(at, func, *args, **options)
+            return queue.enqueue(target, *args, **options)
+        job: Job = queue.enqueue_at(at, target, *args, **options)
         return job
     except DuplicateJobError:
         return None

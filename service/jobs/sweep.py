@@ -6,49 +6,43 @@ Enqueueing is keyed (``enqueue_once``), so work already pending is not queued tw
 The sweeps form a chain: a sweep first schedules the next one (job id
 ``sweep-<queue>-<slot>``, the slot being the time divided by the interval; ``unique``, so
 the workers that all start the chain, and a sweep that runs twice, schedule it once), then
-works. ``python -m service
-worker`` starts the chain (again) when it starts.
+works. ``python -m service worker`` starts the chain (again) when it starts.
 """
 
 from __future__ import annotations
 
 import logging
-import time
-from datetime import UTC, datetime
 
-from rq import Queue
+from service.jobs.context import JobContext, job_context
+from service.jobs.enqueue import (
+    enqueue_bot_moves,
+    enqueue_deadlines,
+    enqueue_deliveries,
+    schedule_sweep,
+)
 
-from service.jobs.bots import enqueue_bot_moves
-from service.jobs.clocks import enqueue_deadlines
-from service.jobs.context import job_context
-from service.jobs.queues import enqueue_once
-from service.jobs.settings import JobSettings
-from service.jobs.webhooks import enqueue_deliveries
+__all__ = ["run", "schedule_sweep", "sweep", "sweep_games"]
 
 log = logging.getLogger("tigris.jobs.sweep")
 
 PAGE = 100
 
 
-def schedule_sweep(queue: Queue, settings: JobSettings, *, after: float | None = None) -> bool:
-    """Schedule the sweep of the next slot after ``after`` (default: now); False if it was."""
-    now = time.time() if after is None else after
-    slot = int(now // settings.sweep_s) + 1
-    at = datetime.fromtimestamp(slot * settings.sweep_s, UTC)
-    job_id = f"sweep-{settings.queue}-{slot}"  # job ids are global, queues are not
-    job = enqueue_once(queue, settings, sweep, job_id, timeout_s=600, at=at)
-    return job is not None
-
-
 def sweep() -> dict[str, int]:
-    """The job: schedule the next sweep, then enqueue what is due in every active game."""
-    context = job_context()
+    """The old dotted name of the job ``service.jobs.tasks.sweep``: jobs queued under it
+    before the job bodies moved there still run."""
+    return run(job_context())
+
+
+def run(context: JobContext) -> dict[str, int]:
+    """The sweep job: schedule the next sweep, then enqueue what is due in every active
+    game."""
     schedule_sweep(context.queue, context.settings)
-    return sweep_games()
+    return sweep_games(context)
 
 
-def sweep_games() -> dict[str, int]:
-    context = job_context()
+def sweep_games(context: JobContext | None = None) -> dict[str, int]:
+    context = job_context() if context is None else context
     games = context.games
     counts = {"games": 0, "bot_moves": 0, "deliveries": 0, "deadlines": 0}
     cursor: str | None = None

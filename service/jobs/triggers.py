@@ -17,11 +17,16 @@ from rq import Queue
 from service.application.game_service import GameService
 from service.application.observer import Write
 from service.application.repository import LoadedGame
-from service.jobs.bots import awaited_bots, bots_to_answer, enqueue_bot_moves
-from service.jobs.clocks import enqueue_deadlines
+from service.jobs.enqueue import (
+    awaited_bots,
+    bots_to_answer,
+    enqueue_bot_moves,
+    enqueue_deadlines,
+    enqueue_deliveries,
+)
 from service.jobs.queues import job_queue
 from service.jobs.settings import JobSettings
-from service.jobs.webhooks import WebhookStore, enqueue_deliveries
+from service.store.port import WebhookStore
 
 log = logging.getLogger("tigris.jobs")
 

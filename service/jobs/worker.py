@@ -47,14 +47,9 @@ class TigrisWorker(Worker):
         kwargs.setdefault("worker_ttl", settings.maintenance_s + 15)
         super().__init__(*args, **kwargs)
         self._abandoned_s = settings.abandoned_s
-        # Import the jobs' modules (rules engines, presenters) once here: every job runs in
-        # a fork of this process, which would otherwise import them again for each job.
-        import service.api.presenters
-        import service.jobs.audit
-        import service.jobs.bots
-        import service.jobs.clocks
-        import service.jobs.sweep
-        import service.jobs.webhooks  # noqa: F401
+        # Import the job bodies (rules engines, rendering) once here: every job runs in a
+        # fork of this process, which would otherwise import them again for each job.
+        import service.jobs.tasks  # noqa: F401
 
     def get_heartbeat_ttl(self, job: Job, working_time: float = 0.0) -> int:
         """How long the job's entry in the started registry lives without a new heartbeat."""
@@ -83,8 +78,7 @@ def run_workers(settings: JobSettings | None = None, *, burst: bool = False) -> 
         return 2
     del store  # checked above; each job connects to the store itself (service.jobs.context)
     connection = queue_connection(settings)
-    from service.jobs.audit import schedule_audit
-    from service.jobs.sweep import schedule_sweep
+    from service.jobs.enqueue import schedule_audit, schedule_sweep
 
     queue = job_queue(settings, connection)
     schedule_sweep(queue, settings)

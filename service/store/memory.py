@@ -1,4 +1,4 @@
-"""In-memory adapters of the event store, snapshot and token store ports.
+"""In-memory adapters of the event store, snapshot, token, webhook and audit log ports.
 
 For fast unit tests and demos; they pass the same contract suites as the Redis
 adapters. One lock makes every append atomic; a condition wakes waiting readers.
@@ -11,11 +11,15 @@ import copy
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from typing import Any
 
 from service.errors import ConcurrencyError, IdempotencyConflict
 from service.store.port import (
     AppendResult,
+    AuditLog,
+    AuditRun,
+    AuditSummary,
     EventStore,
     GameRecord,
     Idempotency,
@@ -23,7 +27,10 @@ from service.store.port import (
     RecordedEvent,
     Snapshot,
     SnapshotStore,
+    Subscription,
     TokenStore,
+    TooManyWebhooks,
+    WebhookStore,
     check_append,
     check_game_id,
     index_filters,
@@ -272,3 +279,150 @@ class InMemorySnapshotStore(SnapshotStore):
     def delete(self, game_id: str) -> None:
         with self._lock:
             self._snapshots.pop(game_id, None)
+
+
+class InMemoryWebhookStore(WebhookStore):
+    """Subscriptions, logs and delivery locks in dicts under one lock; locks expire on the
+    monotonic clock."""
+
+    def __init__(self, monotonic: Callable[[], float] = time.monotonic) -> None:
+        self._subs: dict[tuple[str, str], Subscription] = {}
+        self._logs: dict[tuple[str, str], list[dict[str, Any]]] = {}
+        self._locks: dict[tuple[str, str], tuple[str, float]] = {}
+        self._lock = threading.Lock()
+        self._monotonic = monotonic
+
+    def create(self, sub: Subscription, *, per_game: int, per_owner: int) -> None:
+        with self._lock:
+            game = [s for (g, _), s in self._subs.items() if g == sub.game_id]
+            if len(game) >= per_game:
+                raise TooManyWebhooks("game", per_game)
+            if sum(s.owner == sub.owner for s in game) >= per_owner:
+                raise TooManyWebhooks("token", per_owner)
+            self._subs[sub.game_id, sub.sub_id] = replace(
+                sub,
+                status="active",
+                failures=0,
+                disabled_reason=None,
+                batch=None,
+                next_attempt_at=None,
+            )
+
+    def get(self, game_id: str, sub_id: str) -> Subscription | None:
+        with self._lock:
+            return self._subs.get((game_id, sub_id))
+
+    def of_game(self, game_id: str) -> list[Subscription]:
+        with self._lock:
+            return sorted(
+                (s for (g, _), s in self._subs.items() if g == game_id), key=lambda s: s.sub_id
+            )
+
+    def delete(self, game_id: str, sub_id: str) -> bool:
+        with self._lock:
+            self._logs.pop((game_id, sub_id), None)
+            return self._subs.pop((game_id, sub_id), None) is not None
+
+    def _update(self, sub: Subscription, **changes: Any) -> bool:
+        key = (sub.game_id, sub.sub_id)
+        current = self._subs.get(key)
+        if current is None:
+            return False
+        self._subs[key] = replace(current, **changes)
+        return True
+
+    def enable(self, sub: Subscription) -> bool:
+        with self._lock:
+            current = self._subs.get((sub.game_id, sub.sub_id))
+            if current is None or current.status == "active":
+                return current is not None
+            return self._update(
+                sub, status="active", failures=0, disabled_reason=None, next_attempt_at=None
+            )
+
+    def start_batch(self, sub: Subscription, first: int, last: int) -> bool:
+        with self._lock:
+            return self._update(sub, batch=(first, last))
+
+    def advance(self, sub: Subscription, version: int) -> bool:
+        with self._lock:
+            current = self._subs.get((sub.game_id, sub.sub_id))
+            if current is None or version <= current.cursor:
+                return False
+            return self._update(sub, cursor=version, failures=0, batch=None, next_attempt_at=None)
+
+    def fail(self, sub: Subscription, reason: str, max_failures: int, next_at: float) -> int:
+        with self._lock:
+            current = self._subs.get((sub.game_id, sub.sub_id))
+            if current is None:
+                return -1
+            failures = current.failures + 1
+            if failures >= max_failures and current.status == "active":
+                disabled = (
+                    f"disabled after {max_failures} failed deliveries in a row; last: {reason}"
+                )
+                self._update(
+                    sub,
+                    failures=failures,
+                    status="disabled",
+                    disabled_reason=disabled,
+                    next_attempt_at=None,
+                )
+            else:
+                self._update(sub, failures=failures, next_attempt_at=next_at)
+            return failures
+
+    def disable(self, sub: Subscription, reason: str) -> bool:
+        with self._lock:
+            return self._update(sub, status="disabled", disabled_reason=reason)
+
+    def log(self, sub: Subscription, entry: dict[str, Any]) -> None:
+        with self._lock:
+            key = (sub.game_id, sub.sub_id)
+            if key in self._subs:
+                entries = self._logs.setdefault(key, [])
+                entries.insert(0, copy.deepcopy(entry))
+                del entries[self.LOG_LENGTH :]
+
+    def deliveries(self, game_id: str, sub_id: str) -> list[dict[str, Any]]:
+        with self._lock:
+            return copy.deepcopy(self._logs.get((game_id, sub_id), []))
+
+    def lock(self, sub: Subscription, token: str, ttl_s: int) -> bool:
+        with self._lock:
+            key = (sub.game_id, sub.sub_id)
+            held = self._locks.get(key)
+            now = self._monotonic()
+            if held is not None and held[1] > now:
+                return False
+            self._locks[key] = (token, now + ttl_s)
+            return True
+
+    def unlock(self, sub: Subscription, token: str) -> None:
+        with self._lock:
+            key = (sub.game_id, sub.sub_id)
+            held = self._locks.get(key)
+            if held is not None and held[0] == token:
+                del self._locks[key]
+
+
+class InMemoryAuditLog(AuditLog):
+    def __init__(self) -> None:
+        self._summary = AuditSummary()
+        self._lock = threading.Lock()
+
+    def record_run(self, run: AuditRun, mismatches: Sequence[dict[str, Any]]) -> None:
+        with self._lock:
+            old = self._summary
+            recent = tuple(copy.deepcopy(m) for m in reversed(mismatches)) + old.recent
+            self._summary = AuditSummary(
+                runs=old.runs + 1,
+                games_checked=old.games_checked + run.games,
+                mismatches=old.mismatches + run.mismatches,
+                last_run=run,
+                recent=recent[: self.RECENT],
+            )
+
+    def read(self) -> AuditSummary:
+        with self._lock:
+            return self._summary

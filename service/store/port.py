@@ -6,11 +6,14 @@ small info record, idempotency records and a game index. Adapters know nothing
 of the domain: type names, schema versions and data are opaque here; decoding
 and upcasting happen in the application's event mapper (``service.application.mapper``).
 The snapshot store caches folded states; the token store answers who holds a seat token
-or a stream ticket (it sees only their hashes).
+or a stream ticket (it sees only their hashes). The webhook store keeps a game's webhook
+subscriptions, their delivery state and logs; the audit log the periodic audit's counts.
 
 Every event store and snapshot store adapter must pass
 ``tests/service/store/test_contract.py``; every token store adapter
-``tests/service/store/test_token_contract.py``.
+``tests/service/store/test_token_contract.py``; every webhook store adapter
+``tests/service/store/test_webhook_contract.py``; every audit log adapter
+``tests/service/store/test_audit_contract.py``.
 """
 
 from __future__ import annotations
@@ -286,3 +289,146 @@ class TokenStore(ABC):
     @abstractmethod
     def ticket_holder(self, game_id: str, ticket_hash: str) -> str | None:
         """The holder of a live ticket of this game (None: unknown, expired, other game)."""
+
+
+ADMIN_OWNER = "admin"  # the owner of a subscription made with the admin token
+
+
+class TooManyWebhooks(Exception):
+    """A subscription over a limit: ``scope`` ``game`` or ``token``."""
+
+    def __init__(self, scope: str, limit: int) -> None:
+        super().__init__(f"at most {limit} webhooks per {scope}")
+        self.scope = scope
+        self.limit = limit
+
+
+def message_id(sub_id: str, first: int, last: int) -> str:
+    """The ``webhook-id`` of the batch of versions ``first..last`` of a subscription."""
+    return f"msg_{sub_id}_{first}_{last}"
+
+
+@dataclass(frozen=True, slots=True)
+class Subscription:
+    """A webhook subscription of one game (see ``service.application.webhooks``)."""
+
+    sub_id: str
+    game_id: str
+    url: str
+    events: tuple[str, ...]  # event types to send; empty: every event
+    seat: int | None
+    secret: str
+    status: str  # "active" | "disabled"
+    failures: int
+    cursor: int  # the last version delivered (or skipped by the filter)
+    created_at: str
+    disabled_reason: str | None = None
+    owner: str | None = None  # the SHA-256 of the seat token that made it, or "admin"
+    batch: tuple[int, int] | None = None  # the batch under way: first and last version
+    next_attempt_at: float | None = None  # no attempt before (a Unix time), after a failure
+
+    @property
+    def batch_id(self) -> str | None:
+        """The ``webhook-id`` of the batch under way."""
+        return None if self.batch is None else message_id(self.sub_id, *self.batch)
+
+
+class WebhookStore(ABC):
+    """A game's webhook subscriptions, their delivery state and delivery logs.
+
+    Every write to a subscription is atomic and leaves a deleted one deleted (a delivery
+    that outlives its subscription writes nothing). ``create`` checks the limits and adds
+    the subscription in one step, so racing creations never exceed them.
+    """
+
+    LOG_LENGTH = 100  # delivery log entries kept per subscription, newest first
+
+    @abstractmethod
+    def create(self, sub: Subscription, *, per_game: int, per_owner: int) -> None:
+        """Add ``sub`` (new id, ``active``, no failures) unless its game has ``per_game``
+        subscriptions already or its owner ``per_owner`` in that game: ``TooManyWebhooks``."""
+
+    @abstractmethod
+    def get(self, game_id: str, sub_id: str) -> Subscription | None: ...
+
+    @abstractmethod
+    def of_game(self, game_id: str) -> list[Subscription]:
+        """The game's subscriptions, by id."""
+
+    @abstractmethod
+    def delete(self, game_id: str, sub_id: str) -> bool:
+        """Remove the subscription and its log; False if it was not there."""
+
+    @abstractmethod
+    def enable(self, sub: Subscription) -> bool:
+        """Active again, its failures forgotten and no retry pending (an active one is left
+        as it is); False when it is gone."""
+
+    @abstractmethod
+    def start_batch(self, sub: Subscription, first: int, last: int) -> bool:
+        """Fix the bounds of ``sub``'s next batch; False when it is gone."""
+
+    @abstractmethod
+    def advance(self, sub: Subscription, version: int) -> bool:
+        """Move the cursor forward to ``version`` (never back), clearing the failures, the
+        batch and the retry due; False when it did not move (or the subscription is gone)."""
+
+    @abstractmethod
+    def fail(self, sub: Subscription, reason: str, max_failures: int, next_at: float) -> int:
+        """Count a failed attempt: the next one is due at ``next_at``, unless it was the
+        ``max_failures``-th in a row (an active subscription is then disabled, saying why).
+        Returns the count of failures in a row; -1 when the subscription is gone."""
+
+    @abstractmethod
+    def disable(self, sub: Subscription, reason: str) -> bool:
+        """Disabled, saying why; False when it is gone."""
+
+    @abstractmethod
+    def log(self, sub: Subscription, entry: dict[str, Any]) -> None:
+        """Keep ``entry`` in the delivery log (the last ``LOG_LENGTH``), unless it is gone."""
+
+    @abstractmethod
+    def deliveries(self, game_id: str, sub_id: str) -> list[dict[str, Any]]:
+        """The delivery log, newest first."""
+
+    @abstractmethod
+    def lock(self, sub: Subscription, token: str, ttl_s: int) -> bool:
+        """Take the subscription's delivery lock for ``ttl_s`` seconds, as ``token``; False
+        while another holds it."""
+
+    @abstractmethod
+    def unlock(self, sub: Subscription, token: str) -> None:
+        """Release the lock if ``token`` still holds it."""
+
+
+@dataclass(frozen=True, slots=True)
+class AuditRun:
+    at: str  # ISO 8601
+    games: int
+    mismatches: int
+    duration_ms: float
+
+
+@dataclass(frozen=True, slots=True)
+class AuditSummary:
+    """The audit's counters since the first run, its last run and its last mismatches
+    (newest first)."""
+
+    runs: int = 0
+    games_checked: int = 0
+    mismatches: int = 0
+    last_run: AuditRun | None = None
+    recent: tuple[dict[str, Any], ...] = ()
+
+
+class AuditLog(ABC):
+    """What the periodic audit found (``service.application.audit``)."""
+
+    RECENT = 100  # mismatches kept, newest first
+
+    @abstractmethod
+    def record_run(self, run: AuditRun, mismatches: Sequence[dict[str, Any]]) -> None:
+        """Count one run and keep its mismatches (the last ``RECENT`` overall)."""
+
+    @abstractmethod
+    def read(self) -> AuditSummary: ...

@@ -11,7 +11,7 @@ and the append script may touch them together:
 - ``P:{g}:idem:<h>``  hash: command hash and versions of one idempotent append
                       (``<h>`` hashes the client's key), expires after the TTL
 - ``P:{g}:snap``      sorted set of snapshots, score = version
-- ``P:{g}:hooks``     set of the game's webhook subscription ids (``service.jobs.webhooks``);
+- ``P:{g}:hooks``     set of the game's webhook subscription ids (``redis_webhooks``);
                       the append script returns its size, so that a command learns whether
                       deliveries may be due without a second round trip
 

@@ -29,12 +29,14 @@ from pathlib import Path
 
 from service.application.game_service import build_service
 from service.application.mapper import CommandMeta
+from service.application.webhooks import new_secret
 from service.config import StoreSettings
 from service.embedded_redis import EmbeddedRedis
 from service.jobs.queues import job_queue
 from service.jobs.settings import JobSettings
 from service.jobs.triggers import JobTriggers
-from service.jobs.webhooks import WebhookStore
+from service.store.port import Subscription
+from service.store.redis_webhooks import RedisWebhookStore
 from tests.service.jobs.receiver import start_receiver
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -69,7 +71,7 @@ def main() -> None:
         store_settings = StoreSettings.from_env(env)
         settings = JobSettings.from_env(env)
         games, connection = build_service(store_settings)
-        hooks = WebhookStore(connection.client, store_settings.key_prefix)
+        hooks = RedisWebhookStore(connection.client, prefix=store_settings.key_prefix)
         games.writes.add(JobTriggers(settings, hooks, games, job_queue(settings)))
         receiver, http = start_receiver()
         worker = subprocess.Popen(
@@ -84,7 +86,20 @@ def main() -> None:
             time.sleep(3)  # the workers register
             meta = CommandMeta(command_id="create", actor="system", seat=None)
             game = games.commands.create_game("board", ["a", "b"], {}, 7, meta)
-            sub = hooks.create(game.game_id, receiver.url("/bench"), [], None, game.version)
+            sub = Subscription(
+                sub_id=uuid.uuid4().hex,
+                game_id=game.game_id,
+                url=receiver.url("/bench"),
+                events=(),
+                seat=None,
+                secret=new_secret(),
+                status="active",
+                failures=0,
+                cursor=game.version,
+                created_at="2026-01-01T00:00:00+00:00",
+                owner="admin",
+            )
+            hooks.create(sub, per_game=20, per_owner=5)
             receiver.secrets["/bench"] = sub.secret
             rng = random.Random(1)
             appended: dict[int, float] = {}

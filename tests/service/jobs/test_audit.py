@@ -13,7 +13,7 @@ from flask.testing import FlaskClient
 
 from service.application.game_service import GameService
 from service.application.mapper import CommandMeta
-from service.jobs.audit import audit
+from service.jobs.tasks import audit
 from service.store.port import Snapshot
 from service.store.redis_streams import RedisSnapshotStore
 from tests.service.api.conftest import admin

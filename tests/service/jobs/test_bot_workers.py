@@ -19,7 +19,8 @@ from rq.job import JobStatus
 from service.application.bots import BotSeat
 from service.application.game_service import GameService
 from service.application.repository import LoadedGame
-from service.jobs.bots import enqueue_bot_moves, job_id_of, play_bot
+from service.jobs.bots import enqueue_bot_moves, job_id_of
+from service.jobs.tasks import play_bot
 from tests.service.jobs.conftest import Jobs
 from tests.service.jobs.test_bots import SEAT_0_STARTS, SYSTEM, assert_one_move_per_decision
 

@@ -20,8 +20,8 @@ from service.application.mapper import CommandMeta, StoredEvent
 from service.application.tokens import hash_token
 from service.events import SERVICE_KIND, UndoAnswered
 from service.jobs import bots as jobs_bots
-from service.jobs.bots import bot_command, job_id_of, play_bot
-from service.jobs.sweep import sweep
+from service.jobs.bots import bot_command, job_id_of
+from service.jobs.tasks import play_bot, sweep
 from service.store.redis_streams import RedisKeys
 from tests.bots.positions import GAMES, sample_positions, scramble
 from tests.service.api.conftest import admin, auth

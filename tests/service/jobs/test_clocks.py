@@ -12,7 +12,7 @@ from flask.testing import FlaskClient
 from rq.registry import ScheduledJobRegistry
 
 from service.application.game_service import GameService
-from service.jobs.clocks import clock_expired
+from service.jobs.tasks import clock_expired
 from tests.service.api.conftest import admin, auth
 from tests.service.jobs.conftest import Jobs
 from tests.service.jobs.test_bots import SEAT_0_STARTS

@@ -16,8 +16,8 @@ from rq.registry import FailedJobRegistry
 from service.application.chain import CLAIM_SEAT
 from service.application.clocks import ClockSpec, is_claim, read_clock
 from service.application.game_service import GameService
-from service.jobs.bots import job_id_of, play_bot
-from service.jobs.clocks import clock_expired
+from service.jobs.bots import job_id_of
+from service.jobs.tasks import clock_expired, play_bot
 from tests.service.api.conftest import admin
 from tests.service.jobs.conftest import Jobs
 from tests.service.jobs.test_bots import SEAT_0_STARTS

@@ -8,7 +8,7 @@ import pytest
 from flask.testing import FlaskClient
 
 from service.api import create_app
-from service.jobs.ssrf import UrlRefused, check_url, is_public
+from service.application.ssrf import UrlRefused, check_url, is_public
 from tests.service.api.conftest import ADMIN_TOKEN, admin
 from tests.service.jobs.conftest import Jobs
 from tests.service.jobs.receiver import Receiver

@@ -12,7 +12,9 @@ from service.application.game_service import GameService
 from service.errors import StoreUnavailable
 from service.store.connect import no_retries
 from service.store.port import Idempotency, NewEvent
+from service.store.redis_audit import RedisAuditLog
 from service.store.redis_streams import RedisEventStore, RedisSnapshotStore
+from service.store.redis_webhooks import RedisWebhookStore
 from tests.service.store.conftest import meta
 from tests.service.store.pile_game import PILE
 
@@ -113,3 +115,66 @@ def test_the_game_index_can_be_rebuilt_from_the_games(
     assert isinstance(store, RedisEventStore)
     assert store.rebuild_index() == 3
     assert redis_service.queries.list_games() == listed
+
+
+def test_webhooks_and_audit_stored_before_the_ports_read_back(
+    redis_client: redis.Redis, key_prefix: str
+) -> None:
+    """The webhook and audit adapters keep the key layout the jobs wrote before they were
+    ports: a subscription, its log and the audit's counters written that way read back."""
+    # given a subscription, its log and an audit run as the earlier code stored them
+    game = f"{key_prefix}:{{g9}}"
+    redis_client.sadd(f"{game}:hooks", "abc")
+    redis_client.hset(
+        f"{game}:hook:abc",
+        mapping={
+            "url": "https://example.com/h",
+            "events": '["board.TilePlaced"]',
+            "seat": "1",
+            "secret": "whsec_x",
+            "status": "active",
+            "failures": "2",
+            "cursor": "7",
+            "created_at": "2026-01-01T00:00:00+00:00",
+            "owner": "admin",
+            "batch_first": "8",
+            "batch_last": "9",
+            "next_attempt_at": "1767225600.5",
+        },
+    )
+    redis_client.lpush(f"{game}:hook:abc:log", '{"webhook_id": "msg_abc_8_9", "ok": false}')
+    redis_client.hset(
+        f"{key_prefix}:ops:audit",
+        mapping={
+            "runs": "3",
+            "games_checked": "12",
+            "mismatches": "1",
+            "last_run_at": "2026-01-01T00:00:00+00:00",
+            "last_run_games": "4",
+            "last_run_mismatches": "0",
+            "last_run_ms": "8.5",
+        },
+    )
+    redis_client.lpush(f"{key_prefix}:ops:audit:mismatches", '{"game_id": "g1", "version": 2}')
+    # when the adapters read them
+    hooks = RedisWebhookStore(redis_client, prefix=key_prefix)
+    (sub,) = hooks.of_game("g9")
+    summary = RedisAuditLog(redis_client, prefix=key_prefix).read()
+    # then everything is there
+    assert (sub.sub_id, sub.seat, sub.events, sub.owner) == (
+        "abc",
+        1,
+        ("board.TilePlaced",),
+        "admin",
+    )
+    assert (sub.failures, sub.cursor, sub.batch, sub.next_attempt_at) == (
+        2,
+        7,
+        (8, 9),
+        1767225600.5,
+    )
+    assert sub.batch_id == "msg_abc_8_9"
+    assert hooks.deliveries("g9", "abc") == [{"webhook_id": "msg_abc_8_9", "ok": False}]
+    assert (summary.runs, summary.games_checked, summary.mismatches) == (3, 12, 1)
+    assert summary.last_run is not None and summary.last_run.duration_ms == 8.5
+    assert summary.recent == ({"game_id": "g1", "version": 2},)

@@ -1,0 +1,185 @@
+"""What a game needs done in the background, and its enqueueing: a bot seat's move, a
+clock's deadline, a webhook's delivery (or its retry), the next sweep and audit.
+
+Jobs are enqueued by the dotted name of their body in ``service.jobs.tasks`` (the one
+module RQ imports to run them), so nothing here imports the bodies: the modules below
+``tasks`` never import it (no import cycle in ``service.jobs``).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from datetime import UTC, datetime
+
+from rq import Queue
+
+from service.application.clocks import ClockReading, read_clock
+from service.application.game_service import GameService
+from service.application.repository import LoadedGame
+from service.jobs.queues import enqueue_once
+from service.jobs.settings import JobSettings
+from service.store.port import Subscription, WebhookStore
+
+TASKS = "service.jobs.tasks"
+PLAY_BOT = f"{TASKS}.play_bot"
+CLOCK_EXPIRED = f"{TASKS}.clock_expired"
+DELIVER_WEBHOOK = f"{TASKS}.deliver_webhook"
+SWEEP = f"{TASKS}.sweep"
+AUDIT = f"{TASKS}.audit"
+
+JOB_TIMEOUT_MARGIN_S = 30
+
+
+def waiting_for_players(game: LoadedGame) -> bool:
+    """Whether ``game`` still has a seat to claim: it accepts no command yet, so no bot
+    moves and no clock runs (their jobs come with the last claim, which starts it)."""
+    return bool(game.info.open_seats)
+
+
+def awaited_bots(game: LoadedGame) -> list[int]:
+    """The bot seats ``game`` awaits now (none while it waits for players)."""
+    if not game.info.bots or waiting_for_players(game) or game.rules.is_over(game.state):
+        return []
+    return sorted(seat for seat in game.rules.awaited(game.state) if seat in game.info.bots)
+
+
+def job_id_of(game_id: str, version: int, seat: int) -> str:
+    return f"bot-{game_id}-{version}-{seat}"
+
+
+def bots_to_answer(game: LoadedGame, awaiting: Sequence[str]) -> list[int]:
+    """The bot seats among ``awaiting`` (an open undo request's ``seat:<n>`` answerers)."""
+    seats = (int(actor[5:]) for actor in awaiting if actor.startswith("seat:"))
+    return sorted(seat for seat in seats if seat in game.info.bots)
+
+
+def enqueue_bot_moves(
+    queue: Queue, settings: JobSettings, game: LoadedGame, answering: Sequence[int] = ()
+) -> int:
+    """Enqueue a job for every bot seat ``game`` awaits, and for the ``answering`` bot
+    seats (an undo request awaits their answer): one job per game, version and seat."""
+    enqueued = 0
+    for seat in sorted({*awaited_bots(game), *answering}):
+        timeout = game.info.bots[seat].think_ms // 1000 + JOB_TIMEOUT_MARGIN_S
+        job = enqueue_once(
+            queue,
+            settings,
+            PLAY_BOT,
+            job_id_of(game.game_id, game.version, seat),
+            game.game_id,
+            game.version,
+            seat,
+            timeout_s=timeout,
+        )
+        enqueued += job is not None
+    return enqueued
+
+
+def clock_reading(games: GameService, game: LoadedGame, now: float | None = None) -> ClockReading:
+    """``game``'s clock now (it must have one): from its events' metadata."""
+    spec = game.info.clock
+    assert spec is not None
+    metadata = [event.metadata for event in games.queries.events(game.game_id, 0, game=game)]
+    awaited = () if game.rules.is_over(game.state) else game.rules.awaited(game.state)
+    return read_clock(
+        spec, len(game.info.seat_names), awaited, metadata, time.time() if now is None else now
+    )
+
+
+def enqueue_deadlines(
+    queue: Queue, settings: JobSettings, games: GameService, game: LoadedGame
+) -> int:
+    """Schedule the deadline of every seat ``game`` awaits (nothing without a clock, nor
+    while the game waits for players: its clock starts with the last claim)."""
+    if game.info.clock is None or waiting_for_players(game) or game.rules.is_over(game.state):
+        return 0
+    enqueued = 0
+    for seat, deadline in clock_reading(games, game).deadlines.items():
+        job = enqueue_once(
+            queue,
+            settings,
+            CLOCK_EXPIRED,
+            f"clock-{game.game_id}-{game.version}-{seat}",
+            game.game_id,
+            game.version,
+            seat,
+            at=datetime.fromtimestamp(deadline, UTC),
+        )
+        enqueued += job is not None
+    return enqueued
+
+
+def due(sub: Subscription) -> bool:
+    """Whether an attempt at ``sub``'s next batch may be made now (no retry scheduled
+    later)."""
+    return sub.next_attempt_at is None or sub.next_attempt_at <= time.time()
+
+
+def delivery_timeout_s(settings: JobSettings) -> int:
+    return settings.webhook_timeout_s * 3 + 30
+
+
+def enqueue_deliveries(
+    queue: Queue,
+    settings: JobSettings,
+    hooks: WebhookStore,
+    game: LoadedGame,
+    *,
+    known: int | None = None,
+) -> int:
+    """Enqueue a delivery for every active subscription of ``game`` that is behind it and
+    not waiting for a scheduled retry. ``known``: the game's subscription count, when the
+    append that moved it returned it (0: nothing to read)."""
+    if known == 0:
+        return 0
+    enqueued = 0
+    for sub in hooks.of_game(game.game_id):
+        if sub.status == "active" and sub.cursor < game.version and due(sub):
+            job = enqueue_once(
+                queue,
+                settings,
+                DELIVER_WEBHOOK,
+                f"hook-{sub.sub_id}-{sub.cursor}-{game.version}",
+                game.game_id,
+                sub.sub_id,
+                timeout_s=delivery_timeout_s(settings),
+            )
+            enqueued += job is not None
+    return enqueued
+
+
+def schedule_retry(
+    queue: Queue, settings: JobSettings, sub: Subscription, failures: int, at: float
+) -> bool:
+    """The next attempt at ``sub``'s batch, an RQ job scheduled for ``at``."""
+    job = enqueue_once(
+        queue,
+        settings,
+        DELIVER_WEBHOOK,
+        f"hook-{sub.sub_id}-{sub.cursor}-retry-{failures}-{int(at * 1000)}",
+        sub.game_id,
+        sub.sub_id,
+        timeout_s=delivery_timeout_s(settings),
+        at=datetime.fromtimestamp(at, UTC),
+    )
+    return job is not None
+
+
+def schedule_sweep(queue: Queue, settings: JobSettings, *, after: float | None = None) -> bool:
+    """Schedule the sweep of the next slot after ``after`` (default: now); False if it was."""
+    now = time.time() if after is None else after
+    slot = int(now // settings.sweep_s) + 1
+    at = datetime.fromtimestamp(slot * settings.sweep_s, UTC)
+    job_id = f"sweep-{settings.queue}-{slot}"  # job ids are global, queues are not
+    job = enqueue_once(queue, settings, SWEEP, job_id, timeout_s=600, at=at)
+    return job is not None
+
+
+def schedule_audit(queue: Queue, settings: JobSettings, *, after: float | None = None) -> bool:
+    """Schedule the audit of the next slot after ``after`` (default: now); False if it was."""
+    now = time.time() if after is None else after
+    slot = int(now // settings.audit_s) + 1
+    at = datetime.fromtimestamp(slot * settings.audit_s, UTC)
+    job_id = f"audit-{settings.queue}-{slot}"
+    return enqueue_once(queue, settings, AUDIT, job_id, timeout_s=3600, at=at) is not None
