@@ -14,10 +14,10 @@ from domain.common.protocol import GameRules
 from service.application import chain, record
 from service.application.commands import CreatedGame
 from service.application.mapper import CommandMeta, EventMapper, game_info, new_info, reverts_field
-from service.application.observer import Observers, Write
 from service.application.queries import GameQueries
 from service.application.repository import GameRepository, LoadedGame
 from service.application.tokens import hash_token, new_tokens
+from service.application.writes import Observers, Write
 from service.events import SERVICE_KIND, GameReverted
 from service.store.port import EventStore, GameRecord, NewEvent
 

@@ -45,13 +45,12 @@ from service.application.observer import (
     UNKNOWN,
     NullObserver,
     Observer,
-    Observers,
-    Write,
     outcome_of,
 )
 from service.application.record import CREATE_GAME
 from service.application.repository import GameRepository, LoadedGame
 from service.application.tokens import derived_tokens, hash_token, new_salt, new_tokens
+from service.application.writes import Observers, Write
 from service.errors import (
     ConcurrencyError,
     GameExists,

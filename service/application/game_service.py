@@ -20,10 +20,11 @@ from service.application.commands import CommandHandler
 from service.application.explanations import Explainer
 from service.application.lobby import SeatClaims
 from service.application.mapper import EventMapper
-from service.application.observer import Observer, Observers, WriteObserver
+from service.application.observer import Observer
 from service.application.queries import GameQueries
 from service.application.repository import GameRepository
 from service.application.undo import UndoWorkflow
+from service.application.writes import Observers, WriteObserver
 from service.config import DEFAULT_IDEMPOTENCY_TTL_S, StoreSettings
 from service.store.connect import StoreConnection, connect
 from service.store.port import EventStore, SnapshotStore

@@ -35,10 +35,10 @@ from service.application.mapper import (
     StoredEvent,
     open_seats_field,
 )
-from service.application.observer import Observers, Write
 from service.application.record import CLAIM_SEAT
 from service.application.repository import GameRepository, LoadedGame
 from service.application.tokens import derived_token, hash_token, new_salt, new_tokens
+from service.application.writes import Observers, Write
 from service.errors import (
     ConcurrencyError,
     IdempotencyConflict,

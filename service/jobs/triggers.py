@@ -15,8 +15,8 @@ from redis.exceptions import RedisClusterException
 from rq import Queue
 
 from service.application.game_service import GameService
-from service.application.observer import Write
 from service.application.repository import LoadedGame
+from service.application.writes import Write
 from service.jobs.enqueue import (
     awaited_bots,
     bots_to_answer,

@@ -18,7 +18,7 @@ from domain.common.errors import NotAwaited
 from service.application.game_service import GameService
 from service.application.lobby import claim_meta
 from service.application.mapper import CommandMeta
-from service.application.observer import Observers, Write
+from service.application.writes import Observers, Write
 from service.errors import ConcurrencyError, NotAllowedToAnswer, SeatNotOpen
 from service.store.memory import InMemoryEventStore, InMemorySnapshotStore
 from tests.service.store.pile_game import PILE

@@ -6,7 +6,7 @@ from __future__ import annotations
 from flask import Flask
 
 from service.api.context import EXTENSION, Services
-from service.application.observer import Write
+from service.application.writes import Write
 from tests.service.api.conftest import Api
 
 
