@@ -58,7 +58,8 @@ def test_try_it_out_offers_a_box_for_every_path_parameter(docs: Page) -> None:
     for tag, operation_id, names in operations():
         block = try_it_out(docs, tag, operation_id)
         for name in names:
-            box = docs.locator(f"{block} tr[data-param-name='{name}'] input")
+            # (a text box, or a list where the parameter is an enum, such as a game's kind)
+            box = docs.locator(f"{block} tr[data-param-name='{name}'] :is(input, select)")
             assert box.count() == 1, (operation_id, name)
             assert box.is_editable(), (operation_id, name)
             checked += 1
