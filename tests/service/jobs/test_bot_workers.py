@@ -36,9 +36,8 @@ def wait_for(condition: Callable[[], bool], timeout_s: float, what: str, log: Pa
         time.sleep(0.1)
 
 
-def family(pid: int) -> list[int]:
-    """``pid`` and its descendants (from /proc): RQ's work horses leave the worker's process
-    group (setsid), so killing the group is not enough."""
+def children_by_parent() -> dict[int, list[int]]:
+    """Every running process's children, by parent pid (from /proc)."""
     children: dict[int, list[int]] = {}
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
@@ -49,6 +48,13 @@ def family(pid: int) -> list[int]:
             continue
         parent = int(stat.rpartition(")")[2].split()[1])
         children.setdefault(parent, []).append(int(entry.name))
+    return children
+
+
+def family(pid: int) -> list[int]:
+    """``pid`` and its descendants (from /proc): RQ's work horses leave the worker's process
+    group (setsid), so killing the group is not enough."""
+    children = children_by_parent()
     found, todo = [], [pid]
     while todo:
         current = todo.pop()

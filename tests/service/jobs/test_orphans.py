@@ -18,7 +18,12 @@ from pathlib import Path
 
 from tests.service.jobs.conftest import Jobs
 from tests.service.jobs.tasks import hold
-from tests.service.jobs.test_bot_workers import family, wait_for, worker_process
+from tests.service.jobs.test_bot_workers import (
+    children_by_parent,
+    family,
+    wait_for,
+    worker_process,
+)
 
 GONE_WITHIN_S = 60  # a bound; an orphan would live on forever (or for the whole job)
 JOB_S = 600  # far longer than the bound: a horse that is gone was stopped, not done
@@ -26,17 +31,7 @@ JOB_S = 600  # far longer than the bound: a horse that is gone was stopped, not 
 
 def children(pid: int) -> list[int]:
     """The direct children of ``pid`` (from /proc)."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = (entry / "stat").read_text()
-        except OSError:
-            continue
-        if int(stat.rpartition(")")[2].split()[1]) == pid:
-            found.append(int(entry.name))
-    return found
+    return children_by_parent().get(pid, [])
 
 
 def alive(pid: int) -> bool:
