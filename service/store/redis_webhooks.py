@@ -18,6 +18,7 @@ them on the game's slot:
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from typing import Any
 
 import redis
@@ -86,6 +87,12 @@ return 1
 """
 
 # The log of a subscription that exists (none left behind by a delivery that outlived it).
+# Compare and delete: a lock that expired and was taken by another delivery stays.
+_UNLOCK = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0
+"""
+
 _LOG = """
 if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
 redis.call('LPUSH', KEYS[2], ARGV[1])
@@ -113,6 +120,7 @@ class RedisWebhookStore(WebhookStore):
         self._set = self.client.register_script(_SET)
         self._enable = self.client.register_script(_ENABLE)
         self._log = self.client.register_script(_LOG)
+        self._unlock = self.client.register_script(_UNLOCK)
 
     def _key(self, game_id: str, sub_id: str) -> str:
         return f"{self.prefix}:{{{game_id}}}:hook:{sub_id}"
@@ -157,34 +165,16 @@ class RedisWebhookStore(WebhookStore):
         raise RuntimeError(f"the webhooks of game {game_id} changed during {CREATE_TRIES} tries")
 
     def get(self, game_id: str, sub_id: str) -> Subscription | None:
-        raw = self.client.hgetall(self._key(game_id, sub_id))
-        fields = {_text(k): _text(v) for k, v in raw.items()}
-        if not fields or "url" not in fields:
-            return None
-        batch = None
-        if fields.get("batch_first") and fields.get("batch_last"):
-            batch = (int(fields["batch_first"]), int(fields["batch_last"]))
-        due = fields.get("next_attempt_at")
-        return Subscription(
-            sub_id=sub_id,
-            game_id=game_id,
-            url=fields["url"],
-            events=tuple(json.loads(fields["events"])),
-            seat=int(fields["seat"]) if fields.get("seat") else None,
-            secret=fields["secret"],
-            status=fields["status"],
-            failures=int(fields["failures"]),
-            cursor=int(fields["cursor"]),
-            created_at=fields["created_at"],
-            disabled_reason=fields.get("disabled_reason") or None,
-            owner=fields.get("owner") or None,
-            batch=batch,
-            next_attempt_at=float(due) if due else None,
-        )
+        return _parse(game_id, sub_id, self.client.hgetall(self._key(game_id, sub_id)))
 
     def of_game(self, game_id: str) -> list[Subscription]:
         ids = sorted(_text(m) for m in self.client.smembers(self._keys.hooks(game_id)))
-        found = [self.get(game_id, sub_id) for sub_id in ids]
+        pipe = self.client.pipeline(transaction=False)  # one round trip for all of them
+        for sub_id in ids:
+            pipe.hgetall(self._key(game_id, sub_id))
+        found = [
+            _parse(game_id, sub_id, raw) for sub_id, raw in zip(ids, pipe.execute(), strict=True)
+        ]
         return [sub for sub in found if sub is not None]
 
     def delete(self, game_id: str, sub_id: str) -> bool:
@@ -241,9 +231,34 @@ class RedisWebhookStore(WebhookStore):
 
     def unlock(self, sub: Subscription, token: str) -> None:
         key = self._lock_key(sub.game_id, sub.sub_id)
-        held = self.client.get(key)
-        if held is not None and _text(held) == token:
-            self.client.delete(key)
+        self._unlock(keys=[key], args=[token])  # only its own lock, even one that expired
+
+
+def _parse(game_id: str, sub_id: str, raw: Mapping[Any, Any]) -> Subscription | None:
+    """A subscription from its hash (None: deleted, or never complete)."""
+    fields = {_text(k): _text(v) for k, v in raw.items()}
+    if not fields or "url" not in fields:
+        return None
+    batch = None
+    if fields.get("batch_first") and fields.get("batch_last"):
+        batch = (int(fields["batch_first"]), int(fields["batch_last"]))
+    due = fields.get("next_attempt_at")
+    return Subscription(
+        sub_id=sub_id,
+        game_id=game_id,
+        url=fields["url"],
+        events=tuple(json.loads(fields["events"])),
+        seat=int(fields["seat"]) if fields.get("seat") else None,
+        secret=fields["secret"],
+        status=fields["status"],
+        failures=int(fields["failures"]),
+        cursor=int(fields["cursor"]),
+        created_at=fields["created_at"],
+        disabled_reason=fields.get("disabled_reason") or None,
+        owner=fields.get("owner") or None,
+        batch=batch,
+        next_attempt_at=float(due) if due else None,
+    )
 
 
 def _text(value: Any) -> str:
