@@ -36,11 +36,6 @@ def all_games() -> dict[str, GameRules[Any, Any, Any]]:
     return games
 
 
-def game(kind: str) -> GameRules[Any, Any, Any]:
-    """The registration of ``kind``; KeyError for a kind not on offer."""
-    return all_games()[kind]
-
-
 def seat_range() -> tuple[int, int]:
     """The fewest and the most seats any game on offer takes (what a request may ask for
     before its kind's own range is checked)."""

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
-from importlib import resources
+from functools import partial
 
 from domain.board.commands import COMMANDS, Command
 from domain.board.decide import decide
@@ -19,7 +19,7 @@ from domain.board.sample import sample_command
 from domain.board.schemas import SCHEMAS, SQUARE
 from domain.board.setup import normalize_options, start
 from domain.board.views import REDACTED, event_view, pending, result, view
-from domain.common.adapter import GameAdapter
+from domain.common.adapter import GameAdapter, package_text
 from domain.common.scoring import score_key
 
 
@@ -31,11 +31,6 @@ def rename_seat(state: State, seat: int, name: str) -> State:
 def score_keys(state: State) -> list[tuple[int, ...]]:
     """Every seat's score key (its colours, treasures as jokers), for the bots."""
     return [score_key(list(state.points[s]), state.taken[s]) for s in range(state.seat_count)]
-
-
-def rules_markdown() -> str:
-    """``RULES.md`` of this package: the page ``/rules/board`` serves."""
-    return resources.files(__package__).joinpath("RULES.md").read_text(encoding="utf-8")
 
 
 class BoardRules(GameAdapter[State, Command, Event]):
@@ -78,7 +73,7 @@ RULES = BoardRules(
         "BoardEndReason": (("treasures", "bag"), "Why a board game ended."),
     },
     inlined={"Square": SQUARE},  # a board square [row, col], with its bounds
-    rules_markdown_fn=rules_markdown,
+    rules_markdown_fn=partial(package_text, "domain.board", "RULES.md"),
     determinize_fn=determinize,
     sample_command_fn=sample_command,
     score_keys_fn=score_keys,

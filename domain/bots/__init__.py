@@ -8,6 +8,6 @@ from the view by determinization (the game's ``determinize``, e.g.
 also gives the playouts' sampler and the evaluation's score keys.
 """
 
-from domain.bots.engine import BOT_KINDS, Budget, choose_command, determinizer
+from domain.bots.engine import BOT_KINDS, Budget, choose_command
 
-__all__ = ["BOT_KINDS", "Budget", "choose_command", "determinizer"]
+__all__ = ["BOT_KINDS", "Budget", "choose_command"]

@@ -52,20 +52,6 @@ class Budget:
     arms: int = 12  # moves searched: the best ones by the greedy value
 
 
-def determinizer(
-    rules: GameRules[Any, Any, Any],
-) -> Callable[[Mapping[str, Any], random.Random], Any]:
-    """The game's ``determinize(view, rng)`` (its registration's)."""
-    return rules.determinize
-
-
-def sampler(
-    rules: GameRules[Any, Any, Any],
-) -> Callable[[Any, int, random.Random], Any]:
-    """The game's ``sample_command(state, seat, rng)``: the playouts' random legal command."""
-    return rules.sample_command
-
-
 def _apply(rules: GameRules[Any, Any, Any], state: Any, command: Any) -> Any:
     for event in rules.decide(state, command):
         state = rules.evolve(state, event)
@@ -79,7 +65,7 @@ def _value(rules: GameRules[Any, Any, Any], state: Any, seat: int) -> float:
 def _playout(
     rules: GameRules[Any, Any, Any], state: Any, seat: int, depth: int, rng: random.Random
 ) -> float:
-    sample = sampler(rules)
+    sample = rules.sample_command
     for _ in range(depth):
         awaited = rules.awaited(state)
         if not awaited:
@@ -105,7 +91,7 @@ def choose_command(
         raise ValueError("a bot decides from its own seat's view")
     budget = budget or Budget()
     rng = random.Random(f"{rules.kind}:{seed}:{view.get('turn')}")
-    determinize = determinizer(rules)
+    determinize = rules.determinize
     first = determinize(view, rng)
     if seat not in rules.awaited(first):
         raise ValueError(f"seat {seat} is not awaited")

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
-from importlib import resources
+from functools import partial
 
 from domain.cards.commands import COMMANDS, Command
 from domain.cards.decide import decide
@@ -19,7 +19,7 @@ from domain.cards.sample import sample_command
 from domain.cards.schemas import SCHEMAS
 from domain.cards.setup import normalize_options, start
 from domain.cards.views import REDACTED, event_view, pending, result, view
-from domain.common.adapter import GameAdapter
+from domain.common.adapter import GameAdapter, package_text
 from domain.common.scoring import score_key
 
 _CARD_INDEX = {Card.BLACK: 0, Card.RED: 1, Card.BLUE: 2, Card.GREEN: 3}
@@ -44,11 +44,6 @@ def score_keys(state: State) -> list[tuple[int, ...]]:
                 points[i] += 1
         keys.append(score_key(points, jokers))
     return keys
-
-
-def rules_markdown() -> str:
-    """``RULES.md`` of this package: the page ``/rules/cards`` serves."""
-    return resources.files(__package__).joinpath("RULES.md").read_text(encoding="utf-8")
 
 
 class CardRules(GameAdapter[State, Command, Event]):
@@ -92,7 +87,7 @@ RULES = CardRules(
         ),
         "ConflictKind": (("revolt", "war"), "A revolt (over a leader) or a war (over a kingdom)."),
     },
-    rules_markdown_fn=rules_markdown,
+    rules_markdown_fn=partial(package_text, "domain.cards", "RULES.md"),
     determinize_fn=determinize,
     sample_command_fn=sample_command,
     score_keys_fn=score_keys,

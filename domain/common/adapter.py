@@ -11,10 +11,19 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cache
+from importlib import resources
 from typing import Any, Generic, Protocol, TypeVar
 
 from domain.common.codec import JSON, TypeRegistry
 from domain.common.protocol import Redaction, SharedEnum, fold_with
+
+
+@cache
+def package_text(package: str, name: str) -> str:
+    """The text file ``name`` shipped in ``package`` (e.g. a game's ``RULES.md``), read once."""
+    return resources.files(package).joinpath(name).read_text(encoding="utf-8")
+
 
 S = TypeVar("S")
 C = TypeVar("C")

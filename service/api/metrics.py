@@ -69,7 +69,7 @@ class MetricsSettings(EnvSettings):
 
 
 def multiprocess() -> bool:
-    return MetricsSettings().prometheus_multiproc_dir is not None
+    return MetricsSettings.from_env().prometheus_multiproc_dir is not None
 
 
 class PrometheusMetrics:

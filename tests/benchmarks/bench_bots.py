@@ -35,7 +35,7 @@ from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
 from domain.board import RULES as BOARD
-from domain.bots import Budget, choose_command, determinizer
+from domain.bots import Budget, choose_command
 from domain.bots.engine import _playout
 from domain.cards import RULES as CARDS
 from domain.common.autoplay import play_random_game
@@ -113,7 +113,7 @@ def playout_rate(kind: str, seconds: float = 3.0) -> float:
     worlds = []
     for state in positions:
         seat = min(rules.awaited(state))
-        worlds.append((determinizer(rules)(rules.view(state, seat), rng), seat))
+        worlds.append((rules.determinize(rules.view(state, seat), rng), seat))
     done = 0
     started = time.perf_counter()
     while time.perf_counter() - started < seconds:
