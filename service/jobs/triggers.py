@@ -18,7 +18,6 @@ from service.application.game_service import GameService
 from service.application.repository import LoadedGame
 from service.application.writes import Write
 from service.jobs.enqueue import (
-    awaited_bots,
     bots_to_answer,
     enqueue_bot_moves,
     enqueue_deadlines,
@@ -63,10 +62,8 @@ class JobTriggers:
         game = write.game
         try:
             answering = bots_to_answer(game, write.awaiting)
-            if awaited_bots(game) or answering:
-                enqueue_bot_moves(self.queue, self.settings, game, answering)
-            if game.info.clock is not None:
-                enqueue_deadlines(self.queue, self.settings, self.games, game)
+            enqueue_bot_moves(self.queue, self.settings, game, answering)  # each checks
+            enqueue_deadlines(self.queue, self.settings, self.games, game)  # what is due
             enqueue_deliveries(self.queue, self.settings, self.hooks, game, known=write.webhooks)
         except (redis.RedisError, RedisClusterException, OSError) as exc:
             log.warning("jobs of game %s not enqueued (the sweep will): %s", game.game_id, exc)
