@@ -156,3 +156,58 @@ def test_rule_sentence_answers_for_every_known_rule_id(language: str) -> None:
     by_context = {context: msgstr for context, _, msgstr in entries(catalog(language))}
     for rule in all_known():
         assert rule_sentence(rule, language) == by_context[rule]
+
+
+# The glossary's key terms (docs/glossary.md), as patterns that allow for inflection: where the
+# English sentence names the thing, the translation uses the edition's word for it.
+TERMS: dict[str, dict[str, str]] = {
+    r"\bleaders?\b": {"de": r"Anführer", "hu": r"vezér", "it": r"\bleader\b"},
+    r"\bking\b": {"de": r"König\b|Königs\b", "hu": r"király\b|királ[yt]", "it": r"\bre\b"},
+    r"\btrader\b": {"de": r"Händler", "hu": r"kereskedő", "it": r"mercante"},
+    r"\bkingdoms?\b": {"de": r"Königreich", "hu": r"királyság", "it": r"\bregn[oi]\b"},
+    r"\btemples?\b": {"de": r"Tempel", "hu": r"templom", "it": r"\btemp(io|li)\b"},
+    r"\btreasures?\b": {"de": r"Sch[aä]tz", "hu": r"kincs", "it": r"tesor[oi]"},
+    r"\bmonuments?\b": {"de": r"Monument", "hu": r"emlékm[űű]", "it": r"monument[oi]"},
+    r"\brevolt\b": {
+        "de": r"intern\w* Konflikt",
+        "hu": r"belső konfliktus",
+        "it": r"conflitto interno",
+    },
+    r"\bwars?\b(?!')": {
+        "de": r"extern\w* Konflikt",
+        "hu": r"külső konfliktus",
+        "it": r"conflitt[oi] estern[oi]",
+    },
+    r"\bships?\b": {"de": r"Schiff", "hu": r"hajó", "it": r"\bnav[ei]\b"},
+    r"\brivers?\b": {"de": r"Fluss", "hu": r"folyó", "it": r"fiume"},
+    r"\bbag\b": {"de": r"Beutel", "hu": r"zsák", "it": r"sacchetto"},
+}
+# Each game's material: tiles on the board, cards in the card game (never the other's word).
+MATERIAL = {
+    "board": {"de": r"Karte", "hu": r"kártya", "it": r"\bcart[ae]\b"},
+    "cards": {"de": r"Plättchen", "hu": r"lapk", "it": r"tessera|tessere"},
+}
+
+
+@pytest.mark.parametrize("language", ["de", "hu", "it"])
+def test_a_translation_names_the_things_its_english_sentence_names(language: str) -> None:
+    missing = [
+        (context, english, wanted[language])
+        for context, msgid, msgstr in entries(catalog(language))
+        for english, wanted in TERMS.items()
+        if re.search(english, msgid, re.IGNORECASE)
+        and not re.search(wanted[language], msgstr, re.IGNORECASE)
+    ]
+    assert missing == []
+
+
+@pytest.mark.parametrize("language", ["de", "hu", "it"])
+def test_each_game_s_sentences_use_its_own_material(language: str) -> None:
+    prefixes = {rules.rule_prefix + "-": kind for kind, rules in all_games().items()}
+    wrong = [
+        context
+        for context, _, msgstr in entries(catalog(language))
+        for prefix, kind in prefixes.items()
+        if context.startswith(prefix) and re.search(MATERIAL[kind][language], msgstr)
+    ]
+    assert wrong == []
