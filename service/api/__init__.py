@@ -25,24 +25,14 @@ from flask import Flask
 from werkzeug.routing import BaseConverter
 
 from service.api import (
-    audit,
     background,
-    commands,
     compression,
-    events,
-    explanations,
-    games,
     http,
     limits,
     logs,
     ops,
     problems,
-    records,
-    rules,
     streams,
-    undo,
-    views,
-    webhooks,
 )
 from service.api.context import EXTENSION, Services
 from service.api.settings import ApiSettings
@@ -137,18 +127,16 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     logs.install(app, request_lines=settings.request_log)
     problems.install(app)
     streams.install_transport_errors(app)
-    modules = (
-        *(ops, games, commands, views, events, streams, undo),
-        *(webhooks, audit, records, rules, explanations),
-    )
-    for module in modules:
-        app.register_blueprint(module.blueprint)
+    # Every blueprint from one list: the contract's (service.api.routes) and the web client.
+    from service.api.routes import BLUEPRINTS
+
+    for blueprint in (*BLUEPRINTS, web_client):
+        app.register_blueprint(blueprint)
     ops.install_docs(app, spec_doc)
     limits.install(
         app,
         limits.LimitSettings.load(config, store_settings.redis_url, store_settings.key_prefix),
     )
-    app.register_blueprint(web_client)
     _install_cors(app, settings)
     http.install(app)
     compression.install(app)

@@ -9,6 +9,7 @@ from flask import Blueprint, Response
 
 from service.api.background import audit_log
 from service.api.context import caller_for, services
+from service.api.declare import ok, operation
 from service.api.http import json_response
 from service.api.problems import ApiProblem, forbidden, unauthorized
 from service.application.audit import Audit, AuditForbidden, AuditUnavailable
@@ -17,6 +18,24 @@ blueprint = Blueprint("audit", __name__)
 
 
 @blueprint.get("/ops/audit")
+@operation(
+    "getAudit",
+    tags=["operations"],
+    summary="What the periodic audit found (admin token only).",
+    description=(
+        "A background job folds every active game from its stream "
+        "every `TIGRIS_AUDIT_S`\n"
+        "seconds and compares the fold with the game's snapshots, the "
+        "state loaded from its\n"
+        "latest snapshot, and its stored status and version. Counts "
+        "since the start, the last\n"
+        "run, and the last 100 mismatches (each with its game and "
+        "version).\n"
+    ),
+    security=[{"bearerAuth": []}],
+    responses={200: ok("The audit's counters.", "Audit")},
+    problems=["RateLimited", "Unauthorized", "Forbidden", "Unavailable"],
+)
 def get_audit() -> Response:
     caller = caller_for(None)
     if caller.is_spectator:

@@ -7,6 +7,7 @@ from functools import cache
 from flask import Blueprint, Response
 
 from service.api.context import caller_for, services
+from service.api.declare import body, ok, operation
 from service.api.http import (
     command_meta,
     expected_version,
@@ -28,6 +29,207 @@ def _envelope_schema() -> CommandEnvelopeSchema:
 
 
 @blueprint.post("/games/<gid:game_id>/commands")
+@operation(
+    "postCommand",
+    tags=["commands"],
+    summary="Send a command for the caller's seat.",
+    description=(
+        "The body is a command in the domain's wire form: `type` plus "
+        "its fields; `seat` is implied\n"
+        "by the token (if given it must be the caller's seat). The "
+        "legal commands of the caller are\n"
+        "listed by `GET /games/{game_id}/legal-commands` in exactly "
+        "this form.\n"
+        "The reply carries the new events as this seat may see them "
+        "and the new version.\n"
+    ),
+    security=[{"bearerAuth": []}],
+    parameters=["IfMatch", "IdempotencyKey", "XRequestId"],
+    request_body=body(
+        "Command",
+        examples={
+            "board.PlaceLeader": {
+                "summary": (
+                    "board: Place a leader from the supply, or move it if it is on "
+                    "the board (B-LEADER-1..4)."
+                ),
+                "value": {"type": "PlaceLeader", "leader": "black", "at": [1, 14]},
+            },
+            "board.WithdrawLeader": {
+                "summary": (
+                    "board: Return a leader from the board to its owner's supply (B-LEADER-5)."
+                ),
+                "value": {"type": "WithdrawLeader", "leader": "green"},
+            },
+            "board.PlaceTile": {
+                "summary": "board: Place a tile from hand (B-TILE-*).",
+                "value": {"type": "PlaceTile", "colour": "red", "at": [6, 7]},
+            },
+            "board.PlaceCatastrophe": {
+                "summary": "board: Place a catastrophe tile (B-CAT-*).",
+                "value": {"type": "PlaceCatastrophe", "at": [8, 11]},
+            },
+            "board.SwapTiles": {
+                "summary": (
+                    "board: Discard 1 to 6 tiles from hand, given as counts per "
+                    "colour, and draw as many (B-SWAP-*)."
+                ),
+                "value": {"type": "SwapTiles", "black": 2, "red": 1, "blue": 0, "green": 0},
+            },
+            "board.Pass": {
+                "summary": "board: Forgo one action (B-TURN-1).",
+                "value": {"type": "Pass"},
+            },
+            "board.CommitSupport": {
+                "summary": (
+                    "board: Commit ``count`` tiles of the conflict's colour from "
+                    "hand (B-REVOLT-3, B-WAR-5)."
+                ),
+                "value": {"type": "CommitSupport", "count": 1},
+            },
+            "board.ChooseWar": {
+                "summary": "board: Choose which pending war is resolved next (B-WAR-2).",
+                "value": {"type": "ChooseWar", "colour": "red"},
+            },
+            "board.BuildMonument": {
+                "summary": (
+                    "board: Build ``monument`` on the 2x2 square whose top-left "
+                    "corner is ``at`` (B-MONUMENT-1)."
+                ),
+                "value": {"type": "BuildMonument", "monument": "blue-green", "at": [3, 14]},
+            },
+            "board.DeclineMonument": {
+                "summary": ("board: Build no monument on the squares offered (B-MONUMENT-3)."),
+                "value": {"type": "DeclineMonument"},
+            },
+            "board.TakeTreasures": {
+                "summary": (
+                    "board: Take these treasures from the trader's kingdom "
+                    "(B-TREASURE-1, B-TREASURE-2)."
+                ),
+                "value": {"type": "TakeTreasures", "squares": [[2, 5]]},
+            },
+            "cards.PlaceLeader": {
+                "summary": (
+                    "cards: Action: put an own leader from supply, or move it, "
+                    "onto a card (C-LEADER-1)."
+                ),
+                "value": {
+                    "type": "PlaceLeader",
+                    "leader": "blue",
+                    "column": 2,
+                    "depth": 0,
+                    "bridge": None,
+                },
+            },
+            "cards.WithdrawLeader": {
+                "summary": (
+                    "cards: Action (variant ``allow_withdraw``): take a leader "
+                    "back to supply (C-LEADER-2)."
+                ),
+                "value": {"type": "WithdrawLeader", "leader": "blue"},
+            },
+            "cards.PlayCard": {
+                "summary": (
+                    "cards: Action: a card from hand below a column (C-CARD-1) or "
+                    "onto a bridge (C-CARD-2)."
+                ),
+                "value": {"type": "PlayCard", "colour": "green", "column": 2, "bridge": None},
+            },
+            "cards.PlayCatastrophe": {
+                "summary": (
+                    "cards: Action: remove one card from the display with the "
+                    "catastrophe card (C-CAT-1)."
+                ),
+                "value": {"type": "PlayCatastrophe", "column": 6, "depth": 1, "bridge": None},
+            },
+            "cards.Pass": {
+                "summary": ("cards: End the turn without using the remaining actions (C-TURN-1)."),
+                "value": {"type": "Pass"},
+            },
+            "cards.TakePoint": {
+                "summary": (
+                    "cards: Accept an offered point: a card of ``colour`` from "
+                    "hand onto the VP pile."
+                ),
+                "value": {"type": "TakePoint", "colour": "red"},
+            },
+            "cards.Decline": {
+                "summary": (
+                    "cards: Refuse the optional decision offered to ``seat`` "
+                    "(point, ship, swap, ship points)."
+                ),
+                "value": {"type": "Decline"},
+            },
+            "cards.BuildShip": {
+                "summary": (
+                    "cards: Build the blue-``ship`` ship (black, red or green) (C-SHIP-1)."
+                ),
+                "value": {"type": "BuildShip", "ship": "green"},
+            },
+            "cards.ChooseWar": {
+                "summary": (
+                    "cards: Pick the colour of the external conflict fought next (C-WAR-1)."
+                ),
+                "value": {"type": "ChooseWar", "colour": "green"},
+            },
+            "cards.CommitCards": {
+                "summary": (
+                    "cards: Lay ``count`` cards of the conflict's colour from hand "
+                    "(C-REVOLT-3, C-WAR-4)."
+                ),
+                "value": {"type": "CommitCards", "count": 1},
+            },
+            "cards.SwapTreasure": {
+                "summary": (
+                    "cards: Trader: take the treasure of ``column``, a red card "
+                    "from hand replaces it (C-TRADER-1)."
+                ),
+                "value": {"type": "SwapTreasure", "column": 1},
+            },
+        },
+    ),
+    responses={
+        200: ok(
+            "Accepted; the new events.",
+            "CommandResult",
+            headers={
+                "ETag": "ETag",
+                "Idempotent-Replayed": {
+                    "description": (
+                        "`true` when this is the stored answer to an earlier request "
+                        "with the same key."
+                    ),
+                    "schema": {"type": "string", "enum": ["true", "false"]},
+                },
+            },
+            links={
+                "GetState": {
+                    "operationId": "getState",
+                    "parameters": {"game_id": "$request.path.game_id"},
+                },
+                "ListEvents": {
+                    "operationId": "listEvents",
+                    "parameters": {"game_id": "$request.path.game_id"},
+                },
+            },
+        )
+    },
+    problems=[
+        "RateLimited",
+        "BadRequest",
+        "Unauthorized",
+        "Forbidden",
+        "NotFound",
+        "Conflict",
+        "PreconditionFailed",
+        "TooLarge",
+        "UnsupportedMediaType",
+        "Unprocessable",
+        "PreconditionRequired",
+        "Unavailable",
+    ],
+)
 def post_command(game_id: str) -> Response:
     caller = caller_for(game_id)
     seat = caller.require_seat("send commands")

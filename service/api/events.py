@@ -23,6 +23,7 @@ from flask import Blueprint, Response, request, stream_with_context
 
 from service.api.auth import Caller
 from service.api.context import caller_for, services
+from service.api.declare import ok, operation
 from service.api.http import json_response, load_query, not_modified
 from service.api.problems import bad_request
 from service.api.schemas import EventListQuerySchema, StreamQuerySchema
@@ -38,6 +39,38 @@ STREAM_BATCH = 200
 
 
 @blueprint.get("/games/<gid:game_id>/events")
+@operation(
+    "listEvents",
+    tags=["events"],
+    summary="The event log, oldest first, redacted for the caller.",
+    description=(
+        "Another seat's draws appear without their tiles or cards. "
+        "Page with `after` = the previous page's `next_after`."
+    ),
+    parameters=[
+        "IfNoneMatch",
+        {
+            "name": "after",
+            "in": "query",
+            "description": "Return events with a version greater than this.",
+            "schema": {"type": "integer", "minimum": 0, "maximum": 1000000000000, "default": 0},
+        },
+        {
+            "name": "limit",
+            "in": "query",
+            "schema": {"type": "integer", "minimum": 1, "maximum": 500, "default": 100},
+        },
+    ],
+    responses={200: ok("One page of events.", "EventPage", headers={"ETag": "ETag"})},
+    problems=[
+        "NotModified",
+        "RateLimited",
+        "BadRequest",
+        "Unauthorized",
+        "NotFound",
+        "Unavailable",
+    ],
+)
 def list_events(game_id: str) -> Response:
     caller = caller_for(game_id)
     query = load_query(EventListQuerySchema())
@@ -57,6 +90,66 @@ def list_events(game_id: str) -> Response:
 
 
 @blueprint.get("/games/<gid:game_id>/events/stream")
+@operation(
+    "streamEvents",
+    tags=["events"],
+    summary="The same events live, as server-sent events; resumable.",
+    description=(
+        "Each message has `id: <version>`, `event: game-event` and "
+        "`data:` the event (schema\n"
+        "`Event`) redacted for the caller. Resume with the "
+        "`Last-Event-ID` header (or `after`).\n"
+        "A comment line (`: keep-alive`) is sent after every heartbeat "
+        "interval without an event\n"
+        "(15 s by default), so an idle stream stays open; the stream "
+        "closes after `wait` seconds\n"
+        "without a new event, or once the game is over and every event "
+        "was sent.\n"
+        "\n"
+        "The caller is a spectator, the seat or admin of an "
+        "`Authorization` header, or the holder\n"
+        "of a stream ticket (`ticket`, from `POST "
+        "/games/{game_id}/stream-tickets`) for clients\n"
+        "such as a browser's `EventSource` that cannot send headers; "
+        "not both. Open streams are\n"
+        "limited per server process, per client address and per game "
+        "(429), and in all (503);\n"
+        "both carry `Retry-After`.\n"
+    ),
+    parameters=[
+        {
+            "name": "Last-Event-ID",
+            "in": "header",
+            "schema": {"type": "string", "pattern": "^[0-9]{1,12}$"},
+        },
+        {
+            "name": "after",
+            "in": "query",
+            "schema": {"type": "integer", "minimum": 0, "maximum": 1000000000000},
+        },
+        {
+            "name": "wait",
+            "in": "query",
+            "description": (
+                "Seconds to wait for a new event before closing, as a plain "
+                "decimal (`30`, `2.5`; up to six decimals, no exponent)."
+            ),
+            "schema": {"type": "number", "minimum": 0, "maximum": 600, "default": 300},
+        },
+        {
+            "name": "ticket",
+            "in": "query",
+            "description": (
+                "A stream ticket of this game, acting as the seat (or admin) "
+                "it was issued to. Unknown,\n"
+                "expired or another game's ticket: 401.\n"
+            ),
+            "schema": {"type": "string", "minLength": 1, "maxLength": 128},
+        },
+    ],
+    responses={200: ok("An event stream.", {"type": "string"}, media="text/event-stream")},
+    problems=["BadRequest", "Unauthorized", "NotFound", "TooManyStreams", "StreamsUnavailable"],
+)
 def stream_events(game_id: str) -> Response:
     query = load_query(StreamQuerySchema())
     if query["ticket"] is None:

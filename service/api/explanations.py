@@ -9,6 +9,7 @@ from flask import Blueprint, Response
 
 from service.api.auth import Caller
 from service.api.context import caller_for, services
+from service.api.declare import ok, operation
 from service.api.http import json_response
 from service.api.presenters import command_json, state_json
 from service.application.explanations import Explanation
@@ -24,6 +25,36 @@ blueprint = Blueprint("explanations", __name__)
 
 
 @blueprint.get("/games/<gid:game_id>/versions/<version:version>/explanation")
+@operation(
+    "getExplanation",
+    tags=["records"],
+    summary="Why version `version` is what it is.",
+    description=(
+        "The command that produced the version (`command_version`: the "
+        "first of its events),\n"
+        "who sent it and when, the rule trail the domain recorded for "
+        "the event (each rule id\n"
+        "with a link to its text under `/rules/...`), the game right "
+        "before the command and\n"
+        "right after the version, and the legal commands the sending "
+        "seat had then. Complete\n"
+        "for the admin and, once the game is over, for anyone; while "
+        "it runs, the states are\n"
+        "as the caller may see them and the command and alternatives "
+        "are shown to the seat\n"
+        "that sent it only.\n"
+    ),
+    path_parameters=[
+        {
+            "name": "version",
+            "in": "path",
+            "required": True,
+            "schema": {"type": "integer", "minimum": 1},
+        }
+    ],
+    responses={200: ok("The explanation.", "Explanation", headers={"ETag": "ETag"})},
+    problems=["RateLimited", "Unauthorized", "NotFound", "Unavailable"],
+)
 def get_explanation(game_id: str, version: int) -> Response:
     caller = caller_for(game_id)
     found = services().games.explainer.explain(game_id, version)

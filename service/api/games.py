@@ -7,6 +7,7 @@ from typing import Any
 from flask import Blueprint, Response
 
 from service.api.context import caller_for, services
+from service.api.declare import body, ok, operation
 from service.api.http import (
     command_meta,
     idempotency_key,
@@ -27,6 +28,189 @@ blueprint = Blueprint("games", __name__)
 
 
 @blueprint.post("/games")
+@operation(
+    "createGame",
+    tags=["games"],
+    summary="Create a game; returns one secret token per named seat.",
+    description=(
+        "A seat is named (its token comes back here) or open (claimed "
+        "later by a player with\n"
+        "`POST /games/{game_id}/seats/{seat}/claim`, which returns its "
+        "token). A game starts at\n"
+        "once when no seat is open, else when the last open seat is "
+        "claimed: until then its\n"
+        "status is `open`, it is listed by `GET /games?open=true`, and "
+        "commands and undo\n"
+        "requests are refused (409 `game-not-started`).\n"
+        "\n"
+        "`seed` fixes the bag order and the start player; it is "
+        "accepted only with the admin token\n"
+        "(otherwise 403). The tokens are shown once and stored only as "
+        "hashes, in the same atomic\n"
+        "write that creates the game: a game never exists without its "
+        "seats' tokens, and a game\n"
+        "that answers is always listed.\n"
+        "\n"
+        "Send an `Idempotency-Key` (use a random, unguessable one: "
+        "whoever repeats the key and the\n"
+        "body receives the tokens) to make the creation safe to retry: "
+        "when an answer is lost (a\n"
+        "503, a dropped connection), the retry with the same key and "
+        "body creates that same game\n"
+        "if the first attempt did not, or answers with it and its "
+        "tokens\n"
+        "(`Idempotent-Replayed: true`) for 48 hours. The same key with "
+        "another body is a 422.\n"
+    ),
+    parameters=["IdempotencyKey", "XRequestId"],
+    request_body=body(
+        "GameCreate",
+        examples={
+            "board": {
+                "summary": "A board game for three",
+                "value": {"kind": "board", "seats": ["Ann", "Bob", "Cy"], "options": {}},
+            },
+            "board-open-scoring": {
+                "summary": "A board game whose victory points are public",
+                "value": {
+                    "kind": "board",
+                    "seats": ["Ann", "Bob"],
+                    "options": {"open_scoring": True},
+                },
+            },
+            "cards": {
+                "summary": "A card game for two with the withdraw variant",
+                "value": {
+                    "kind": "cards",
+                    "seats": ["Ann", "Bob"],
+                    "options": {"allow_withdraw": True},
+                },
+            },
+            "cardsAllVariants": {
+                "summary": "A card game for three with every variant",
+                "value": {
+                    "kind": "cards",
+                    "seats": ["Ann", "Bob", "Cy"],
+                    "options": {
+                        "leader_colour_must_differ": True,
+                        "allow_withdraw": True,
+                        "open_vp_piles": True,
+                        "trader_takes_one": True,
+                    },
+                },
+            },
+            "lobby": {
+                "summary": (
+                    "A board game with two open seats (the game starts once both are claimed)"
+                ),
+                "value": {
+                    "kind": "board",
+                    "seats": [
+                        "Ann",
+                        {"type": "open"},
+                        {"type": "open", "name": "Reserved for Bob"},
+                    ],
+                },
+            },
+            "bots": {
+                "summary": "A card game against a search bot thinking 500 ms per move",
+                "value": {"kind": "cards", "seats": ["Ann", {"bot": "mcts", "think_ms": 500}]},
+            },
+            "seeded": {
+                "summary": "A seeded board game (admin token only)",
+                "value": {"kind": "board", "seats": ["Ann", "Bob", "Cy", "Dee"], "seed": 20261121},
+            },
+        },
+    ),
+    responses={
+        201: ok(
+            (
+                "Created (or, with `Idempotent-Replayed: true`, created by an "
+                "earlier attempt with the same key)."
+            ),
+            "GameCreated",
+            headers={
+                "ETag": "ETag",
+                "Location": "Location",
+                "Idempotent-Replayed": {
+                    "description": (
+                        "`true` when an earlier request with the same Idempotency-Key "
+                        "created this game."
+                    ),
+                    "schema": {"type": "string", "enum": ["true", "false"]},
+                },
+            },
+            links={
+                "GetGame": {
+                    "operationId": "getGame",
+                    "parameters": {"game_id": "$response.body#/game/game_id"},
+                },
+                "ClaimSeat": {
+                    "operationId": "claimSeat",
+                    "parameters": {
+                        "game_id": "$response.body#/game/game_id",
+                        "seat": "$response.body#/seats/1/seat",
+                    },
+                },
+                "GetState": {
+                    "operationId": "getState",
+                    "parameters": {"game_id": "$response.body#/game/game_id"},
+                },
+                "GetLegalCommands": {
+                    "operationId": "getLegalCommands",
+                    "parameters": {"game_id": "$response.body#/game/game_id"},
+                },
+                "GetPending": {
+                    "operationId": "getPending",
+                    "parameters": {"game_id": "$response.body#/game/game_id"},
+                },
+                "ListEvents": {
+                    "operationId": "listEvents",
+                    "parameters": {"game_id": "$response.body#/game/game_id"},
+                },
+                "GetStateAt": {
+                    "operationId": "getStateAt",
+                    "parameters": {
+                        "game_id": "$response.body#/game/game_id",
+                        "version": "$response.body#/game/version",
+                    },
+                },
+                "GetResult": {
+                    "operationId": "getResult",
+                    "parameters": {"game_id": "$response.body#/game/game_id"},
+                },
+                "ListUndoRequests": {
+                    "operationId": "listUndoRequests",
+                    "parameters": {"game_id": "$response.body#/game/game_id"},
+                },
+                "PostCommand": {
+                    "operationId": "postCommand",
+                    "parameters": {
+                        "game_id": "$response.body#/game/game_id",
+                        "header.If-Match": "$response.header.ETag",
+                    },
+                },
+                "RequestUndo": {
+                    "operationId": "requestUndo",
+                    "parameters": {
+                        "game_id": "$response.body#/game/game_id",
+                        "header.If-Match": "$response.header.ETag",
+                    },
+                },
+            },
+        )
+    },
+    problems=[
+        "RateLimited",
+        "BadRequest",
+        "Unauthorized",
+        "Forbidden",
+        "TooLarge",
+        "UnsupportedMediaType",
+        "Unprocessable",
+        "Unavailable",
+    ],
+)
 def create_game() -> Response:
     caller = caller_for(None)
     body = load_body(GameCreateSchema())
@@ -81,6 +265,42 @@ def seats_of(specs: list[dict[str, Any]]) -> tuple[list[str], dict[int, BotSeat]
 
 
 @blueprint.get("/games")
+@operation(
+    "listGames",
+    tags=["games"],
+    summary=("List games, newest first, with filters and cursor pagination."),
+    parameters=[
+        {"name": "kind", "in": "query", "schema": "Kind"},
+        {"name": "status", "in": "query", "schema": "Status"},
+        {
+            "name": "open",
+            "in": "query",
+            "description": (
+                "`true`: only games with a seat to claim (the same as "
+                "`status=open`; with any other status, no game). `false`, the "
+                "default: no such filter."
+            ),
+            "schema": {"type": "boolean", "default": False},
+        },
+        {
+            "name": "cursor",
+            "in": "query",
+            "description": (
+                "The `next_cursor` of the previous page, passed back "
+                "unchanged. A malformed cursor is a 400 naming `cursor` (never "
+                "a silent first page)."
+            ),
+            "schema": {"type": "string", "pattern": "^[0-9]{15}:[A-Za-z0-9_-]{1,64}$"},
+        },
+        {
+            "name": "limit",
+            "in": "query",
+            "schema": {"type": "integer", "minimum": 1, "maximum": 100, "default": 20},
+        },
+    ],
+    responses={200: ok("One page.", "GamePage")},
+    problems=["RateLimited", "BadRequest", "Unauthorized", "Unavailable"],
+)
 def list_games() -> Response:
     caller_for(None)
     query = load_query(GameListQuerySchema())
@@ -104,6 +324,72 @@ def list_games() -> Response:
 
 
 @blueprint.post("/games/<gid:game_id>/seats/<int:seat>/claim")
+@operation(
+    "claimSeat",
+    tags=["games"],
+    summary="Claim an open seat; returns its secret token once.",
+    description=(
+        "Anyone may claim an open seat (no token needed) under a name. "
+        "The claim is the event\n"
+        "`service.SeatClaimed` in the game's stream, stored atomically "
+        "with the seat's token\n"
+        "hash: a seat is claimed once, however many requests race for "
+        "it (the others get 409\n"
+        "`seat-not-open`). The claim of the last open seat starts the "
+        "game (status `active`;\n"
+        "no undo reaches before it). With an `Idempotency-Key` a retry "
+        "with the same key and\n"
+        "name answers with the same seat and token "
+        "(`Idempotent-Replayed: true`) for 48 hours;\n"
+        "the same key with another claim is a 422. `X-Request-ID` "
+        "becomes the event's\n"
+        "correlation id.\n"
+    ),
+    security=[],
+    parameters=["IdempotencyKey", "XRequestId"],
+    path_parameters=[
+        {
+            "name": "seat",
+            "in": "path",
+            "required": True,
+            "description": "The open seat to claim (0-3).",
+            "schema": {"type": "integer", "minimum": 0, "maximum": 3},
+        }
+    ],
+    request_body=body("SeatClaim", example={"name": "Bob"}),
+    responses={
+        201: ok(
+            (
+                "Claimed (or, with `Idempotent-Replayed: true`, claimed by an "
+                "earlier attempt with the same key)."
+            ),
+            "SeatClaimed",
+            headers={
+                "ETag": "ETag",
+                "Location": "Location",
+                "Idempotent-Replayed": {
+                    "description": (
+                        "`true` when an earlier request with the same Idempotency-Key "
+                        "made this claim."
+                    ),
+                    "schema": {"type": "string", "enum": ["true", "false"]},
+                },
+            },
+        )
+    },
+    problems=[
+        "RateLimited",
+        "BadRequest",
+        "Unauthorized",
+        "NotFound",
+        "Conflict",
+        "PreconditionFailed",
+        "TooLarge",
+        "UnsupportedMediaType",
+        "Unprocessable",
+        "Unavailable",
+    ],
+)
 def claim_seat(game_id: str, seat: int) -> Response:
     """Claim an open seat for a player: its token comes back once (only its hash is kept).
     Anyone may claim (no token needed); a seat is claimed once, whoever races for it."""
@@ -144,6 +430,14 @@ def seat_token_json(seat: int, name: str, token: str) -> dict[str, object]:
 
 
 @blueprint.get("/games/<gid:game_id>")
+@operation(
+    "getGame",
+    tags=["games"],
+    summary="A game's metadata.",
+    parameters=["IfNoneMatch"],
+    responses={200: ok("The game.", "Game", headers={"ETag": "ETag"})},
+    problems=["NotModified", "RateLimited", "Unauthorized", "NotFound", "Unavailable"],
+)
 def get_game(game_id: str) -> Response:
     caller_for(game_id)
     game = services().games.repository.get(game_id)

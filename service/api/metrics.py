@@ -42,6 +42,7 @@ from typing import TYPE_CHECKING, Any
 
 from flask import Blueprint, Flask, Response, current_app
 
+from service.api.declare import ok, operation
 from service.config import EnvSettings, setting
 from service.jobs.settings import JobSettings
 
@@ -239,8 +240,8 @@ def queue_redis_url(config: Mapping[str, Any] | None = None) -> str | None:
 
 
 def install(app: Flask, metrics: PrometheusMetrics) -> None:
+    """``metrics`` as ``app``'s (its blueprint is in ``service.api.routes.BLUEPRINTS``)."""
     app.extensions[EXTENSION] = metrics
-    app.register_blueprint(blueprint)
 
 
 def metrics_of(app: Flask) -> PrometheusMetrics | None:
@@ -249,6 +250,28 @@ def metrics_of(app: Flask) -> PrometheusMetrics | None:
 
 
 @blueprint.get("/metrics")
+@operation(
+    "metrics",
+    tags=["operations"],
+    summary=("Metrics in the Prometheus text format (all server processes added up)."),
+    description=(
+        "Commands by game kind, type and outcome "
+        "(`tigris_commands_total`) with their latency "
+        "(`tigris_command_duration_seconds`), append conflicts, "
+        "idempotent replays, game loads from a snapshot or from the "
+        "start, open event streams, and RQ queue depth and failed jobs "
+        "per queue (`tigris_queue_jobs`). For a scraper on the private "
+        "network: put it behind the proxy's access rules when exposed."
+    ),
+    security=[],
+    responses={
+        200: ok(
+            "The current values.",
+            {"type": "string", "description": "Prometheus exposition format 0.0.4."},
+            media="text/plain",
+        )
+    },
+)
 def scrape() -> Response:
     from prometheus_client import CONTENT_TYPE_LATEST
 

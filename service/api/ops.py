@@ -11,6 +11,7 @@ import yaml
 from flask import Blueprint, Flask, Response, current_app
 
 from service.api.context import services
+from service.api.declare import ok, operation
 from service.api.http import json_response
 from service.api.problems import ApiProblem
 
@@ -25,11 +26,26 @@ def default_spec_path() -> Path:
 
 
 @blueprint.get("/healthz")
+@operation(
+    "healthz",
+    tags=["operations"],
+    summary="Liveness (the process answers).",
+    security=[],
+    responses={200: ok("Alive.", "Health")},
+)
 def healthz() -> Response:
     return json_response({"status": "ok"})
 
 
 @blueprint.get("/readyz")
+@operation(
+    "readyz",
+    tags=["operations"],
+    summary="Readiness (Redis reachable).",
+    security=[],
+    responses={200: ok("Ready.", "Health")},
+    problems=["Unavailable"],
+)
 def readyz() -> Response:
     try:
         ready = services().ready()
@@ -41,6 +57,20 @@ def readyz() -> Response:
 
 
 @blueprint.get("/openapi.yaml")
+@operation(
+    "getSpec",
+    tags=["operations"],
+    summary="This document.",
+    security=[],
+    responses={
+        200: ok(
+            "The OpenAPI document.",
+            {"description": "The OpenAPI document (YAML text; an object once parsed)."},
+            media="application/yaml",
+        )
+    },
+    problems=["RateLimited"],
+)
 def spec() -> Response:
     text: str = current_app.config[SPEC_KEY + "_TEXT"]
     return Response(text, mimetype="application/yaml")
@@ -59,14 +89,14 @@ def _render_docs(spec_doc: dict[str, Any]) -> str:
         f"<pre>{html.escape(str(info.get('description', '')))}</pre>",
     ]
     for path, item in spec_doc.get("paths", {}).items():
-        for method, operation in item.items():
+        for method, declared_op in item.items():
             if method == "parameters":
                 continue
-            codes = ", ".join(str(code) for code in operation.get("responses", {}))
+            codes = ", ".join(str(code) for code in declared_op.get("responses", {}))
             parts.append(
                 f"<h3><code>{method.upper()} {html.escape(path)}</code></h3>"
-                f"<p>{html.escape(str(operation.get('summary', '')))}</p>"
-                f"<p>{html.escape(str(operation.get('description', '')))}</p>"
+                f"<p>{html.escape(str(declared_op.get('summary', '')))}</p>"
+                f"<p>{html.escape(str(declared_op.get('description', '')))}</p>"
                 f"<p>Responses: {codes}</p>"
             )
     parts.append("</body></html>")

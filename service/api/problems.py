@@ -8,10 +8,13 @@ ever reaches a client.
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from dataclasses import field as dataclass_field
 from typing import Any
 
 import redis
-from flask import Flask, Response, json, request
+from flask import Flask, Response, current_app, json, request
 from marshmallow import ValidationError
 from redis.exceptions import RedisClusterException
 from werkzeug.exceptions import HTTPException
@@ -150,157 +153,280 @@ def _from_http_error(exc: HTTPException, app: Flask) -> ApiProblem:
     return ApiProblem(code, slug, exc.name, f"{exc.name} ({code})")
 
 
-def _from_rules_error(exc: RulesError) -> ApiProblem:
-    if isinstance(exc, GameOver):
-        slug, title = "game-over", "Game over"
-    elif isinstance(exc, NotAwaited):
-        slug, title = "not-awaited", "Not awaited"
-    else:
-        slug, title = "illegal-command", "Illegal command"
+@dataclass(frozen=True)
+class Problem:
+    """How an exception type is answered: its status, problem-type slug and title, the
+    detail (from the exception) and any extra members. ``by_reason``: slug -> title when
+    the exception's ``reason`` is the slug (``UndoConflict``)."""
+
+    status: int
+    slug: str
+    title: str
+    detail: Callable[[Any], str] = str
+    extra: Callable[[Any], dict[str, Any]] = lambda exc: {}
+    by_reason: Mapping[str, str] | None = None
+
+
+def _rule(exc: RulesError) -> dict[str, Any]:
     # rule_url: the rule's text in the rules served as documentation (service.rules)
-    return conflict(slug, title, exc.message, rule=exc.rule, rule_url=rule_url(exc.rule))
+    return {"rule": exc.rule, "rule_url": rule_url(exc.rule)}
 
 
-def install(app: Flask) -> None:
-    """Register the error handlers on ``app``."""
+def _invalid_field(exc: ValidationError) -> dict[str, Any]:
+    errors = exc.messages if isinstance(exc.messages, dict) else {"_schema": exc.messages}
+    return {"field": _first_field(errors) or "body", "errors": errors}
 
-    @app.errorhandler(ApiProblem)
-    def _problem(exc: ApiProblem) -> Response:
-        return problem_response(exc)
 
-    @app.errorhandler(HTTPException)
-    def _http(exc: HTTPException) -> Response:
-        problem = _from_http_error(exc, app)
-        response = problem_response(problem)
+def _invalid_detail(exc: ValidationError) -> str:
+    field = _invalid_field(exc)["field"]
+    return f"invalid field {field!r}" if field != "body" else "invalid body"
+
+
+def _format_field(exc: FormatError) -> dict[str, Any]:
+    # The same fields as a body's invalid field: the path and, under it, the message.
+    field = exc.field or "body"
+    return {"field": field, "errors": {field: [exc.message]}}
+
+
+_UNAVAILABLE = Problem(
+    503, "unavailable", "Service unavailable", lambda exc: "the event store is unreachable"
+)
+
+# Every exception a view may let through, by type, and its problem (the most specific type
+# in an exception's MRO wins, as in Flask). ``ApiProblem`` carries its own; a framework
+# error (``HTTPException``) becomes one by ``_from_http_error``; anything else is a 500.
+PROBLEMS: dict[type[Exception], Problem] = {
+    ValidationError: Problem(
+        422, "invalid-request", "Invalid request", _invalid_detail, _invalid_field
+    ),
+    FormatError: Problem(
+        422, "invalid-request", "Invalid request", lambda exc: exc.message, _format_field
+    ),
+    # A well-formed request whose target the game's history refuses: a conflict.
+    RevertNotAllowed: Problem(409, "undo-not-allowed", "Undo not allowed", lambda e: e.message),
+    UndoConflict: Problem(
+        409,
+        "undo-conflict",
+        "Undo conflict",
+        lambda exc: exc.message,
+        by_reason=UNDO_CONFLICT_TITLES,
+    ),
+    UndoNotFound: Problem(404, "not-found", "Not found"),
+    NotAllowedToAnswer: Problem(403, "forbidden", "Forbidden"),
+    GameOver: Problem(409, "game-over", "Game over", lambda exc: exc.message, _rule),
+    NotAwaited: Problem(409, "not-awaited", "Not awaited", lambda exc: exc.message, _rule),
+    RulesError: Problem(409, "illegal-command", "Illegal command", lambda e: e.message, _rule),
+    GameNotStarted: Problem(
+        409,
+        "game-not-started",
+        "Game not started",
+        extra=lambda exc: {"open_seats": list(exc.open_seats)},
+    ),
+    SeatNotOpen: Problem(409, "seat-not-open", "Seat not open"),
+    SeatNotFound: Problem(404, "not-found", "Not found"),
+    GameNotFound: Problem(404, "not-found", "Not found", lambda exc: f"no game {exc.game_id!r}"),
+    VersionNotFound: Problem(
+        404, "not-found", "Not found", extra=lambda exc: {"current_version": exc.current}
+    ),
+    ConcurrencyError: Problem(
+        412,
+        "stale-version",
+        "Precondition failed",
+        lambda exc: f"the game is at version {exc.actual}, not {exc.expected}",
+        lambda exc: {"current_version": exc.actual},
+    ),
+    IdempotencyConflict: Problem(
+        422,
+        "idempotency-conflict",
+        "Idempotency key reused",
+        extra=lambda exc: {"field": "Idempotency-Key"},
+    ),
+    StoreUnavailable: _UNAVAILABLE,
+    redis.RedisError: _UNAVAILABLE,
+    Exception: Problem(
+        500, "internal", "Internal server error", lambda exc: "an unexpected error occurred"
+    ),
+}
+
+
+def problem_of(exc: Exception) -> ApiProblem:
+    """The problem answering ``exc``: its own (``ApiProblem``), a framework error's, or the
+    first row of :data:`PROBLEMS` along its type's MRO."""
+    if isinstance(exc, ApiProblem):
+        return exc
+    if isinstance(exc, HTTPException):
+        return _from_http_error(exc, current_app)
+    if isinstance(exc, RedisClusterException) and is_unavailable(exc):
+        # Not a RedisError: the cluster client could not build a slot map (no node answers).
+        row = _UNAVAILABLE
+    else:
+        row = next(PROBLEMS[t] for t in type(exc).__mro__ if t in PROBLEMS)
+    if row is _UNAVAILABLE:
+        log.warning("storage unavailable: %s", exc)
+    elif row.status == 500:
+        # Logged in full for the operator; the client learns nothing of the internals.
+        log.exception("unhandled error on %s %s", request.method, request.path)
+    slug, title = row.slug, row.title
+    if row.by_reason is not None:
+        slug = exc.reason  # type: ignore[attr-defined]
+        title = row.by_reason[slug]
+    return ApiProblem(row.status, slug, title, row.detail(exc), **row.extra(exc))
+
+
+def _answer(exc: Exception) -> Response:
+    problem = problem_of(exc)
+    response = problem_response(problem)
+    if isinstance(exc, HTTPException):
         for name, value in exc.get_headers():
             if name.lower() != "content-type":
                 response.headers[name] = value
-        return response
+    return response
 
-    @app.errorhandler(ValidationError)
-    def _invalid(exc: ValidationError) -> Response:
-        errors = exc.messages if isinstance(exc.messages, dict) else {"_schema": exc.messages}
-        field = _first_field(errors) or "body"
-        return problem_response(
-            ApiProblem(
-                422,
-                "invalid-request",
-                "Invalid request",
-                f"invalid field {field!r}" if field != "body" else "invalid body",
-                field=field,
-                errors=errors,
-            )
-        )
 
-    @app.errorhandler(FormatError)
-    def _format(exc: FormatError) -> Response:
-        # The same fields as a body's invalid field: the path and, under it, the message.
-        field = exc.field or "body"
-        return problem_response(
-            ApiProblem(
-                422,
-                "invalid-request",
-                "Invalid request",
-                exc.message,
-                field=field,
-                errors={field: [exc.message]},
-            )
-        )
+def install(app: Flask) -> None:
+    """One error handler, for every exception type the table and ``problem_of`` answer."""
+    for exc_type in (ApiProblem, HTTPException, RedisClusterException, *PROBLEMS):
+        app.register_error_handler(exc_type, _answer)
 
-    @app.errorhandler(RevertNotAllowed)
-    def _revert(exc: RevertNotAllowed) -> Response:
-        # A well-formed request whose target the game's history refuses: a conflict.
-        return problem_response(conflict("undo-not-allowed", "Undo not allowed", exc.message))
 
-    @app.errorhandler(UndoConflict)
-    def _undo_conflict(exc: UndoConflict) -> Response:
-        title = UNDO_CONFLICT_TITLES[exc.reason]
-        return problem_response(conflict(exc.reason, title, exc.message))
+@dataclass(frozen=True)
+class ProblemResponse:
+    """A problem response of the contract: its status, description, headers, an example
+    body; ``body=False``: no body (``NotModified``)."""
 
-    @app.errorhandler(UndoNotFound)
-    def _no_undo(exc: UndoNotFound) -> Response:
-        return problem_response(not_found(str(exc)))
+    status: int
+    description: str
+    headers: dict[str, Any] = dataclass_field(default_factory=dict)
+    example: dict[str, Any] | None = None
+    body: bool = True
 
-    @app.errorhandler(NotAllowedToAnswer)
-    def _own_request(exc: NotAllowedToAnswer) -> Response:
-        return problem_response(forbidden(str(exc)))
 
-    @app.errorhandler(RulesError)
-    def _rules(exc: RulesError) -> Response:
-        return problem_response(_from_rules_error(exc))
-
-    @app.errorhandler(GameNotStarted)
-    def _not_started(exc: GameNotStarted) -> Response:
-        return problem_response(
-            conflict(
-                "game-not-started",
-                "Game not started",
-                str(exc),
-                open_seats=list(exc.open_seats),
-            )
-        )
-
-    @app.errorhandler(SeatNotOpen)
-    def _seat_taken(exc: SeatNotOpen) -> Response:
-        return problem_response(conflict("seat-not-open", "Seat not open", str(exc)))
-
-    @app.errorhandler(SeatNotFound)
-    def _no_seat(exc: SeatNotFound) -> Response:
-        return problem_response(not_found(str(exc)))
-
-    @app.errorhandler(GameNotFound)
-    def _no_game(exc: GameNotFound) -> Response:
-        return problem_response(not_found(f"no game {exc.game_id!r}"))
-
-    @app.errorhandler(VersionNotFound)
-    def _no_version(exc: VersionNotFound) -> Response:
-        return problem_response(
-            ApiProblem(404, "not-found", "Not found", str(exc), current_version=exc.current)
-        )
-
-    @app.errorhandler(ConcurrencyError)
-    def _stale(exc: ConcurrencyError) -> Response:
-        return problem_response(
-            ApiProblem(
-                412,
-                "stale-version",
-                "Precondition failed",
-                f"the game is at version {exc.actual}, not {exc.expected}",
-                current_version=exc.actual,
-            )
-        )
-
-    @app.errorhandler(IdempotencyConflict)
-    def _idem(exc: IdempotencyConflict) -> Response:
-        return problem_response(
-            ApiProblem(
-                422,
-                "idempotency-conflict",
-                "Idempotency key reused",
-                str(exc),
-                field="Idempotency-Key",
-            )
-        )
-
-    @app.errorhandler(StoreUnavailable)
-    @app.errorhandler(redis.RedisError)
-    def _down(exc: Exception) -> Response:
-        log.warning("storage unavailable: %s", exc)
-        return problem_response(
-            ApiProblem(503, "unavailable", "Service unavailable", "the event store is unreachable")
-        )
-
-    @app.errorhandler(RedisClusterException)
-    def _cluster_down(exc: RedisClusterException) -> Response:
-        # Not a RedisError: the cluster client could not build a slot map (no node answers).
-        if is_unavailable(exc):
-            return _down(exc)
-        return _bug(exc)
-
-    @app.errorhandler(Exception)
-    def _bug(exc: Exception) -> Response:
-        # Logged in full for the operator; the client learns nothing of the internals.
-        log.exception("unhandled error on %s %s", request.method, request.path)
-        return problem_response(
-            ApiProblem(500, "internal", "Internal server error", "an unexpected error occurred")
-        )
+# The problem responses of the contract, by name (operations list them by name, in
+# ``service.api.declare.operation``'s ``problems``): ``python -m service.contract`` writes
+# them as ``components.responses``, each an ``application/problem+json`` body of the
+# ``Problem`` schema, its description naming the problem types of its status that
+# :data:`PROBLEMS` answers exceptions with.
+RESPONSES: dict[str, ProblemResponse] = {
+    "NotModified": ProblemResponse(
+        304,
+        (
+            "The game is still at the version `If-None-Match` names, and "
+            "the ETag is the caller's own view's; no body. The ETag is the "
+            "one that matched."
+        ),
+        headers={"ETag": "ETag"},
+        body=False,
+    ),
+    "BadRequest": ProblemResponse(
+        400,
+        (
+            "Malformed request (unreadable JSON, a key repeated in one "
+            "object, bad query or header); `field` names it."
+        ),
+    ),
+    "Unauthorized": ProblemResponse(
+        401,
+        "Missing or unknown token where one is required.",
+        headers={"WWW-Authenticate": {"schema": {"type": "string"}}},
+    ),
+    "Forbidden": ProblemResponse(
+        403,
+        ("The token may not do this (another seat, a spectator, a seed without admin token)."),
+    ),
+    "NotFound": ProblemResponse(
+        404,
+        "Unknown game, version or undo request.",
+    ),
+    "Conflict": ProblemResponse(
+        409,
+        (
+            "The rules refuse the command (`rule` names the rule id; types "
+            "`illegal-command`,\n"
+            "`not-awaited`, `game-over`), or the resource is not in a "
+            "state that allows it\n"
+            "(`game-not-over`, `undo-not-allowed`, `undo-closed`, "
+            "`game-not-started` with\n"
+            "`open_seats` while seats wait to be claimed, `seat-not-open` "
+            "for a claim of a seat\n"
+            "that is named or claimed already), or a limit is reached "
+            "(`too-many-webhooks`, with\n"
+            "`scope` `game` or `token` and its `limit`).\n"
+        ),
+        example={
+            "type": "/problems/illegal-command",
+            "title": "Illegal command",
+            "status": 409,
+            "detail": "a farmer must be placed next to a temple",
+            "rule": "B-LEADER-2",
+        },
+    ),
+    "PreconditionFailed": ProblemResponse(
+        412,
+        ("`If-Match` does not match the current version (stale); `current_version` tells it."),
+    ),
+    "PreconditionRequired": ProblemResponse(
+        428,
+        "`If-Match` is required.",
+    ),
+    "TooLarge": ProblemResponse(
+        413,
+        "The request body exceeds the size limit.",
+    ),
+    "UnsupportedMediaType": ProblemResponse(
+        415,
+        "The body must be `application/json`.",
+    ),
+    "Unprocessable": ProblemResponse(
+        422,
+        (
+            "Well-formed JSON that is not a valid request (bad field or "
+            "value); `field` and `errors` name it."
+        ),
+    ),
+    "Unavailable": ProblemResponse(
+        503,
+        (
+            "The event store (Redis) is unreachable or did not answer; "
+            "retry later. A command in\n"
+            "flight may or may not have been stored: retry it with the "
+            "same `Idempotency-Key`.\n"
+        ),
+    ),
+    "RateLimited": ProblemResponse(
+        429,
+        (
+            "The caller is over a rate limit: its token's "
+            "(`TIGRIS_RATE_LIMIT_TOKEN`) or its client\n"
+            "address's (`TIGRIS_RATE_LIMIT_CLIENT`); `limit` gives it. "
+            "Nothing was done; retry after\n"
+            "`Retry-After` seconds. Any operation but `/healthz`, "
+            "`/readyz` and `/metrics` may\n"
+            "answer so.\n"
+        ),
+        headers={"Retry-After": {"schema": {"type": "integer", "minimum": 1}}},
+    ),
+    "TooManyStreams": ProblemResponse(
+        429,
+        (
+            "This client address (or this game) has as many open event "
+            "streams on this server process\n"
+            "as allowed (`TIGRIS_STREAMS_PER_CLIENT`, "
+            "`TIGRIS_STREAMS_PER_GAME`); `limit` gives the\n"
+            "limit. Close a stream or retry after `Retry-After` seconds. "
+            "Or the caller is over a\n"
+            "rate limit (type `/problems/rate-limited`, see "
+            "`RateLimited`).\n"
+        ),
+        headers={"Retry-After": {"schema": {"type": "integer", "minimum": 1}}},
+    ),
+    "StreamsUnavailable": ProblemResponse(
+        503,
+        (
+            "The server process holds as many open event streams as it "
+            "serves (`TIGRIS_STREAMS_MAX`,\n"
+            "with `Retry-After`), or the event store is unreachable; retry "
+            "later.\n"
+        ),
+        headers={"Retry-After": {"schema": {"type": "integer", "minimum": 1}}},
+    ),
+}

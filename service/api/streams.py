@@ -34,6 +34,7 @@ from werkzeug.exceptions import ClientDisconnected
 
 from service.api.auth import Caller
 from service.api.context import caller_for, services
+from service.api.declare import ok, operation
 from service.api.http import json_response
 from service.api.problems import ApiProblem, problem_response, unauthorized
 from service.api.settings import ApiSettings
@@ -151,6 +152,33 @@ def stream_gate() -> StreamGate:
 
 
 @blueprint.post("/games/<gid:game_id>/stream-tickets")
+@operation(
+    "createStreamTicket",
+    tags=["events"],
+    summary=("A short-lived ticket to open this game's event stream as the caller's seat."),
+    description=(
+        "For clients that cannot send an `Authorization` header on a "
+        "stream (a browser's\n"
+        "`EventSource`): the seat (or admin) token goes in the header "
+        "here, and the returned\n"
+        "ticket in the stream's URL (`?ticket=`), so the token never "
+        "appears in a URL or a log.\n"
+        "A ticket is random, valid for this game only and for "
+        "`expires_in` seconds (60 by\n"
+        "default), for any number of stream openings in that time "
+        "(`EventSource` reconnects);\n"
+        "only its hash is stored. Spectators need no ticket (401).\n"
+    ),
+    security=[{"bearerAuth": []}],
+    responses={
+        201: ok(
+            "A new ticket.",
+            "StreamTicket",
+            headers={"Cache-Control": {"schema": {"type": "string", "const": "no-store"}}},
+        )
+    },
+    problems=["RateLimited", "Unauthorized", "NotFound", "Unavailable"],
+)
 def create_ticket(game_id: str) -> Response:
     caller = caller_for(game_id)
     found = services()

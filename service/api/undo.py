@@ -7,6 +7,7 @@ from flask import Blueprint, Response
 
 from service.api.auth import Caller
 from service.api.context import caller_for, services
+from service.api.declare import body, ok, operation, ref
 from service.api.http import command_meta, expected_version, json_response, load_body
 from service.api.presenters import undo_json
 from service.api.problems import unauthorized
@@ -21,6 +22,28 @@ def _meta(caller: Caller) -> CommandMeta:
 
 
 @blueprint.get("/games/<gid:game_id>/undo-requests")
+@operation(
+    "listUndoRequests",
+    tags=["undo"],
+    summary="Every undo request of the game with its status.",
+    parameters=["IfNoneMatch"],
+    responses={
+        200: ok(
+            "The undo requests, oldest first.",
+            {
+                "type": "object",
+                "required": ["version", "items"],
+                "additionalProperties": False,
+                "properties": {
+                    "version": {"type": "integer", "minimum": 0},
+                    "items": {"type": "array", "items": ref("UndoRequest")},
+                },
+            },
+            headers={"ETag": "ETag"},
+        )
+    },
+    problems=["NotModified", "RateLimited", "Unauthorized", "NotFound", "Unavailable"],
+)
 def list_undo_requests(game_id: str) -> Response:
     caller_for(game_id)
     game, records = services().games.undo.requests(game_id)
@@ -29,6 +52,14 @@ def list_undo_requests(game_id: str) -> Response:
 
 
 @blueprint.get("/games/<gid:game_id>/undo-requests/<rid:request_id>")
+@operation(
+    "getUndoRequest",
+    tags=["undo"],
+    summary="One undo request.",
+    parameters=["IfNoneMatch"],
+    responses={200: ok("The request.", "UndoRequest", headers={"ETag": "ETag"})},
+    problems=["NotModified", "RateLimited", "Unauthorized", "NotFound", "Unavailable"],
+)
 def get_undo_request(game_id: str, request_id: str) -> Response:
     caller_for(game_id)
     found = services().games.undo.request(game_id, request_id)
@@ -36,6 +67,64 @@ def get_undo_request(game_id: str, request_id: str) -> Response:
 
 
 @blueprint.post("/games/<gid:game_id>/undo-requests")
+@operation(
+    "requestUndo",
+    tags=["undo"],
+    summary="Ask to revert the game to an earlier version.",
+    description=(
+        "`to_version` must lie on a command boundary after the game's "
+        "setup. When everything since\n"
+        "that version is the caller's own action in the current turn "
+        "with no draw and no other seat\n"
+        "acting, the revert is applied at once (`status: applied`); "
+        "otherwise the request waits for\n"
+        "the other seats (`status: open`). At most one request is open "
+        "at a time.\n"
+    ),
+    security=[{"bearerAuth": []}],
+    parameters=["IfMatch", "XRequestId"],
+    request_body=body(
+        "UndoRequestCreate", example={"to_version": 12, "reason": "I misplaced my farmer"}
+    ),
+    responses={
+        201: ok(
+            "The request (open, or already applied).",
+            "UndoRequest",
+            headers={"ETag": "ETag", "Location": "Location"},
+            links={
+                "GetUndoRequest": {
+                    "operationId": "getUndoRequest",
+                    "parameters": {
+                        "game_id": "$request.path.game_id",
+                        "request_id": "$response.body#/request_id",
+                    },
+                },
+                "AnswerUndo": {
+                    "operationId": "answerUndo",
+                    "parameters": {
+                        "game_id": "$request.path.game_id",
+                        "request_id": "$response.body#/request_id",
+                        "header.If-Match": "$response.header.ETag",
+                    },
+                },
+            },
+        )
+    },
+    problems=[
+        "RateLimited",
+        "BadRequest",
+        "Unauthorized",
+        "Forbidden",
+        "NotFound",
+        "Conflict",
+        "PreconditionFailed",
+        "TooLarge",
+        "UnsupportedMediaType",
+        "Unprocessable",
+        "PreconditionRequired",
+        "Unavailable",
+    ],
+)
 def request_undo(game_id: str) -> Response:
     caller = caller_for(game_id)
     caller.require_seat("ask for an undo")
@@ -55,6 +144,30 @@ def request_undo(game_id: str) -> Response:
 
 
 @blueprint.post("/games/<gid:game_id>/undo-requests/<rid:request_id>/answers")
+@operation(
+    "answerUndo",
+    tags=["undo"],
+    summary=("Approve or reject an open undo request (another seat, or the admin token)."),
+    description=("The last approval appends the revert event; one rejection closes the request."),
+    security=[{"bearerAuth": []}],
+    parameters=["IfMatch", "XRequestId"],
+    request_body=body("UndoAnswer", example={"approve": True}),
+    responses={200: ok("The request after the answer.", "UndoRequest", headers={"ETag": "ETag"})},
+    problems=[
+        "RateLimited",
+        "BadRequest",
+        "Unauthorized",
+        "Forbidden",
+        "NotFound",
+        "Conflict",
+        "PreconditionFailed",
+        "TooLarge",
+        "UnsupportedMediaType",
+        "Unprocessable",
+        "PreconditionRequired",
+        "Unavailable",
+    ],
+)
 def answer_undo(game_id: str, request_id: str) -> Response:
     caller = caller_for(game_id)
     if caller.is_spectator:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from flask import Blueprint, Response
 
 from service.api.context import caller_for, services
+from service.api.declare import ok, operation
 from service.api.http import json_response, not_modified
 from service.api.presenters import clock_json, command_json, state_json
 from service.api.problems import conflict, not_found
@@ -15,6 +16,23 @@ blueprint = Blueprint("views", __name__)
 
 
 @blueprint.get("/games/<gid:game_id>/state")
+@operation(
+    "getState",
+    tags=["views"],
+    summary="The current state as the caller may see it.",
+    description=(
+        "A seat token sees its own hand and points, no token is a "
+        "spectator, the admin token sees\n"
+        "everything. After the game has ended everything is public. "
+        "The shape is the same for\n"
+        "every caller and version (`GameView`, by `kind`): what the "
+        "caller may not see is `null`,\n"
+        "and `complete` tells when nothing is hidden.\n"
+    ),
+    parameters=["IfNoneMatch"],
+    responses={200: ok("The state view.", "StateView", headers={"ETag": "ETag"})},
+    problems=["NotModified", "RateLimited", "Unauthorized", "NotFound", "Unavailable"],
+)
 def get_state(game_id: str) -> Response:
     caller = caller_for(game_id)
     game = services().games.repository.get(game_id)
@@ -22,6 +40,40 @@ def get_state(game_id: str) -> Response:
 
 
 @blueprint.get("/games/<gid:game_id>/states/<version:version>")
+@operation(
+    "getStateAt",
+    tags=["views"],
+    summary=("Time travel; the state at a version, redacted for the caller."),
+    description=(
+        "While the game runs, the state is redacted as the current "
+        "state is; once it has ended, all history is public (the "
+        "complete view, in the same shape as `GET "
+        "/games/{game_id}/state`)."
+    ),
+    parameters=["IfNoneMatch"],
+    path_parameters=[
+        {
+            "name": "version",
+            "in": "path",
+            "required": True,
+            "description": (
+                "A version of the game, from 1 to its current version, written "
+                "canonically (ASCII digits, no leading zero; `007` names no "
+                "resource)."
+            ),
+            "schema": {"type": "integer", "minimum": 1, "maximum": 1000000000000},
+        }
+    ],
+    responses={200: ok("The state view at that version.", "StateView", headers={"ETag": "ETag"})},
+    problems=[
+        "NotModified",
+        "RateLimited",
+        "BadRequest",
+        "Unauthorized",
+        "NotFound",
+        "Unavailable",
+    ],
+)
 def get_state_at(game_id: str, version: int) -> Response:
     caller = caller_for(game_id)
     games = services().games
@@ -35,6 +87,24 @@ def get_state_at(game_id: str, version: int) -> Response:
 
 
 @blueprint.get("/games/<gid:game_id>/pending")
+@operation(
+    "getPending",
+    tags=["views"],
+    summary="The pending decision; who must act and on what.",
+    parameters=["IfNoneMatch"],
+    responses={
+        200: ok(
+            (
+                "The pending decision. While a turn clock runs, the time left "
+                "changes without the version: that response carries no ETag "
+                "and is never answered 304."
+            ),
+            "PendingView",
+            headers={"ETag": "ETag"},
+        )
+    },
+    problems=["NotModified", "RateLimited", "Unauthorized", "NotFound", "Unavailable"],
+)
 def get_pending(game_id: str) -> Response:
     caller_for(game_id)
     game = services().games.repository.get(game_id)
@@ -56,6 +126,21 @@ def get_pending(game_id: str) -> Response:
 
 
 @blueprint.get("/games/<gid:game_id>/legal-commands")
+@operation(
+    "getLegalCommands",
+    tags=["views"],
+    summary="Every command the caller's seat may send now, and no other.",
+    security=[{"bearerAuth": []}],
+    parameters=["IfNoneMatch"],
+    responses={
+        200: ok(
+            "The legal commands (empty when this seat is not awaited).",
+            "LegalCommands",
+            headers={"ETag": "ETag"},
+        )
+    },
+    problems=["NotModified", "RateLimited", "Unauthorized", "Forbidden", "NotFound", "Unavailable"],
+)
 def get_legal_commands(game_id: str) -> Response:
     caller = caller_for(game_id)
     seat = caller.require_seat("list its legal commands")
@@ -75,6 +160,14 @@ def get_legal_commands(game_id: str) -> Response:
 
 
 @blueprint.get("/games/<gid:game_id>/result")
+@operation(
+    "getResult",
+    tags=["views"],
+    summary="Final scoring and places, once the game is over.",
+    parameters=["IfNoneMatch"],
+    responses={200: ok("The result.", "ResultView", headers={"ETag": "ETag"})},
+    problems=["NotModified", "RateLimited", "Unauthorized", "NotFound", "Conflict", "Unavailable"],
+)
 def get_result(game_id: str) -> Response:
     caller_for(game_id)
     game = services().games.repository.get(game_id)

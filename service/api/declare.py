@@ -1,0 +1,178 @@
+"""The HTTP contract, declared at the views: ``python -m service.contract`` writes
+``openapi.yaml`` from these declarations (and the domain's generated components).
+
+Every view of a blueprint in ``service.api.routes.BLUEPRINTS`` carries one
+:func:`operation` decorator, placed between the route decorator and the function::
+
+    @blueprint.get("/games/<gid:game_id>")
+    @operation(
+        "getGame",
+        tags=["games"],
+        summary="A game's metadata.",
+        parameters=["IfNoneMatch"],
+        responses={200: ok("The game.", "Game", headers={"ETag": "ETag"})},
+        problems=["NotModified", "RateLimited", "Unauthorized", "NotFound", "Unavailable"],
+    )
+    def get_game(game_id: str) -> Response: ...
+
+Names stand for components, as apispec resolves them: a string where a parameter, a
+response, a header or a media type's ``schema`` goes names ``#/components/...`` of that
+kind (:data:`PARAMETERS`, :data:`HEADERS`, ``service.api.shapes.SCHEMAS``, the generated
+domain components). ``problems`` names problem responses (``service.api.problems.RESPONSES``),
+each under its own status. The path and its path parameters come from the route: a
+parameter named in :data:`PATH_PARAMETERS` is that component; any other is declared with
+``path_parameters``. Everything else is the OpenAPI operation object's own keys.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, TypeVar
+
+JSON = dict[str, Any]
+F = TypeVar("F", bound=Callable[..., Any])
+ATTRIBUTE = "__openapi__"
+
+# Path parameters by the name the routes give them: the component each one is.
+PATH_PARAMETERS = {"game_id": "GameId", "webhook_id": "WebhookId", "request_id": "RequestId"}
+
+PARAMETERS: dict[str, JSON] = {
+    "GameId": {"name": "game_id", "in": "path", "required": True, "schema": "GameId"},
+    "RequestId": {
+        "name": "request_id",
+        "in": "path",
+        "required": True,
+        "schema": {"type": "string", "pattern": "^[0-9a-f]{32}$"},
+    },
+    "WebhookId": {
+        "name": "webhook_id",
+        "in": "path",
+        "required": True,
+        "schema": {"type": "string", "pattern": "^[0-9a-f]{32}$"},
+    },
+    "IfMatch": {
+        "name": "If-Match",
+        "in": "header",
+        "required": True,
+        "description": "The game's current ETag exactly as sent (any viewer's, any coding, e.g. "
+        '`"3-seat0"` or `"3-seat0:gzip"`), or the bare version (`"3"`, a quoted decimal '
+        "without leading zeros), or `*`. Any other value matches no version (412), among "
+        'them a weak `W/"3"`, an unquoted `3`, `"03"` and a list of ETags.',
+        "schema": {"type": "string"},
+    },
+    "IdempotencyKey": {
+        "name": "Idempotency-Key",
+        "in": "header",
+        "description": "A client-chosen key (1 to 100 printable ASCII characters) making a "
+        "retry safe.",
+        "schema": {"type": "string", "pattern": "^[!-~]{1,100}$"},
+    },
+    "XRequestId": {
+        "name": "X-Request-ID",
+        "in": "header",
+        "description": "A client's request id (1 to 100 printable ASCII characters), the "
+        "`correlation_id` of every event the request causes (a game's creation, a command, a "
+        "claim, an undo request or answer).",
+        "schema": {"type": "string", "pattern": "^[!-~]{1,100}$"},
+    },
+    "IfNoneMatch": {
+        "name": "If-None-Match",
+        "in": "header",
+        "required": False,
+        "description": 'The ETag (`"<version>-<viewer>"`, with `:<coding>` if it came '
+        "compressed) the client holds, or a list of them, or `*`; when one is the ETag of the "
+        "caller's own view at the game's version, plain or in any coding (weak comparison, so "
+        '`W/"3-seat0"` matches too), the answer is 304 with no body. Another viewer\'s ETag, '
+        'or a bare `"3"`, never matches.',
+        "schema": {"type": "string"},
+    },
+}
+
+HEADERS: dict[str, JSON] = {
+    "ETag": {
+        "description": "The game's version and the viewer whose view the body is, quoted "
+        '(`"12-seat0"`, `"12-spectator"`, `"12-admin"`), with the content-coding appended '
+        'when the body is compressed (`"12-seat0:gzip"`).',
+        "schema": {
+            "type": "string",
+            "pattern": '^"[0-9]+-(spectator|admin|seat[0-9]+)(:(gzip|br|zstd|deflate))?"$',
+        },
+    },
+    "Location": {"description": "The URL of the created resource.", "schema": {"type": "string"}},
+    "PrivateNoStore": {
+        "description": "A caller's own resource, for no shared cache and no store.",
+        "schema": {"type": "string", "const": "private, no-store"},
+    },
+}
+
+
+def ref(name: str) -> JSON:
+    """A ``$ref`` to the schema component ``name`` (where apispec takes no bare name)."""
+    return {"$ref": f"#/components/schemas/{name}"}
+
+
+def ok(
+    description: str,
+    schema: str | JSON | None = None,
+    *,
+    media: str = "application/json",
+    headers: Mapping[str, str | JSON] | None = None,
+    **more: Any,
+) -> JSON:
+    """A success response: its description, its body's schema (a component's name or a
+    schema) in ``media``, its headers (by component name or in full), any other key
+    (``links``…)."""
+    out: JSON = {"description": description}
+    if headers:
+        out["headers"] = dict(headers)
+    if schema is not None:
+        out["content"] = {media: {"schema": schema}}
+    out.update(more)
+    return out
+
+
+def body(schema: str | JSON, *, required: bool = True, **media: Any) -> JSON:
+    """A JSON request body of ``schema`` (``examples``/``example`` beside it)."""
+    return {"required": required, "content": {"application/json": {"schema": schema, **media}}}
+
+
+def operation(
+    operation_id: str,
+    *,
+    tags: Sequence[str],
+    summary: str,
+    responses: Mapping[int, JSON],
+    problems: Sequence[str] = (),
+    description: str | None = None,
+    parameters: Sequence[str | JSON] = (),
+    path_parameters: Sequence[str | JSON] = (),
+    request_body: JSON | None = None,
+    security: list[JSON] | None = None,
+) -> Callable[[F], F]:
+    """Declare the view's operation in the contract (see the module's doc)."""
+    declared: JSON = {"tags": list(tags), "operationId": operation_id, "summary": summary}
+    if description is not None:
+        declared["description"] = description
+    if security is not None:
+        declared["security"] = security
+    if parameters:
+        declared["parameters"] = list(parameters)
+    if request_body is not None:
+        declared["requestBody"] = request_body
+    declared["responses"] = {str(status): reply for status, reply in responses.items()}
+
+    def attach(view: F) -> F:
+        setattr(
+            view,
+            ATTRIBUTE,
+            {"operation": declared, "problems": tuple(problems), "path": list(path_parameters)},
+        )
+        return view
+
+    return attach
+
+
+def declared(view: Callable[..., Any]) -> JSON | None:
+    """What :func:`operation` attached to ``view``, if anything."""
+    found: JSON | None = getattr(view, ATTRIBUTE, None)
+    return found
