@@ -425,12 +425,28 @@ def document() -> JSON:
     for name, schema in {**SCHEMAS, **components()}.items():
         spec.components.schema(name, component=copy.deepcopy(schema))
     _paths(spec)
-    out: JSON = spec.to_dict()
+    built = spec.to_dict()
+    order = ("openapi", "info", "servers", "tags", "security", "paths", "webhooks")
+    out: JSON = {key: built[key] for key in order} | built
     return out
 
 
 def _problem_response(answer: ProblemResponse) -> JSON:
-    out: JSON = {"description": answer.description}
+    """A problem response, its description naming the problem types that the error table
+    (``service.api.problems.PROBLEMS``) answers with its status."""
+    from service.api.problems import PROBLEMS
+
+    slugs: list[str] = []
+    for row in PROBLEMS.values():
+        if row.status == answer.status:
+            for slug in row.by_reason or (row.slug,):
+                if slug not in slugs:
+                    slugs.append(slug)
+    description = answer.description
+    if slugs and answer.body:
+        typed = ", ".join(f"`{slug}`" for slug in slugs)
+        description = f"{description.rstrip()}\n\nProblem types of the service's errors: {typed}."
+    out: JSON = {"description": description}
     if answer.headers:
         out["headers"] = copy.deepcopy(answer.headers)
     if answer.body:
@@ -441,11 +457,28 @@ def _problem_response(answer: ProblemResponse) -> JSON:
     return out
 
 
+class _Dumper(yaml.SafeDumper):
+    """Multi-line text (descriptions) as literal blocks, readable in the file."""
+
+
+def _text(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
+    style = "|" if "\n" in value.rstrip("\n") else None
+    return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
+
+
+_Dumper.add_representer(str, _text)
+
+
 def render(text: str = "") -> str:
     """The contract as ``openapi.yaml`` holds it (``text``, the file's current content, is
     not read: the whole document is generated)."""
-    body = yaml.safe_dump(
-        document(), sort_keys=False, allow_unicode=True, width=100, default_flow_style=False
+    body = yaml.dump(
+        document(),
+        Dumper=_Dumper,
+        sort_keys=False,
+        allow_unicode=True,
+        width=100,
+        default_flow_style=False,
     )
     return MARKER + "\n" + body
 

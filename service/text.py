@@ -4,7 +4,7 @@ Three rules, each judged on Unicode properties (the ``regex`` package's ``\\p{â€
 with its own, current Unicode data) rather than on a hand-kept list of look-alikes:
 
 1. No character of :data:`TEXT_REFUSED` anywhere: controls, bidi controls and the invisible
-   format characters (the list ``openapi.yaml`` repeats in its patterns).
+   format characters (the list the contract's text patterns are made of).
 2. At least one *visible* character: a letter, digit, punctuation mark or symbol
    (``\\p{L}``, ``\\p{N}``, ``\\p{P}``, ``\\p{S}``) that is not a Default_Ignorable_Code_Point
    and not one of :data:`BLANK_GRAPHICS`. So spaces (``Zs``), marks alone (``M``), private-use
@@ -36,7 +36,7 @@ import regex
 # noncharacters U+FFFE/U+FFFF, lone surrogates and the tag characters (U+E0000-U+E007F,
 # invisible ASCII look-alikes). Zero-width (non-)joiners U+200C/U+200D stay allowed: emoji
 # sequences and several scripts need them. The first two lines are the BMP part, which
-# openapi.yaml repeats in its patterns.
+# the contract's text patterns are made of (service.api.shapes.TEXT_PATTERN).
 TEXT_REFUSED = (
     r"\u0000-\u001f\u007f-\u009f\u00ad\u061c\u180e\u200b\u200e\u200f\u2028-\u202e"
     r"\u2060-\u206f\ufeff\ufff9-\ufffb\ufffe\uffff"

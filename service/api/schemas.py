@@ -1,4 +1,5 @@
-"""Marshmallow schemas of every request body and query string (their twins in openapi.yaml).
+"""Marshmallow schemas of every request body and query string (their JSON Schema twins, for
+the contract, are in ``service.api.shapes``).
 
 Types are exact, as in JSON Schema: JSON ``true``, ``1.0`` or ``"3"`` is not an integer,
 ``1`` or ``"yes"`` is not a boolean, a number is not a string. A query-string integer is
@@ -162,7 +163,7 @@ class ClockSchema(Schema):
 
     @validates_schema(pass_original=True)
     def _one_kind(self, data: dict[str, Any], original: Any, **kwargs: Any) -> None:
-        """A ``DecisionClock`` or a ``GameClock`` (openapi.yaml): an increment belongs to a
+        """A ``DecisionClock`` or a ``GameClock`` (service.api.shapes): an increment belongs to a
         game clock only."""
         if isinstance(original, dict) and "increment_s" in original and "initial_s" not in original:
             raise ValidationError("increment_s belongs to a game clock (initial_s)", "increment_s")

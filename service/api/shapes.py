@@ -6,6 +6,12 @@ from __future__ import annotations
 from typing import Any
 
 from service.api.declare import ref
+from service.text import TEXT_REFUSED
+
+# One line of visible text, as far as a pattern can say (the BMP part of the characters
+# service.text refuses; service.text checks the rest): a seat name, an undo reason.
+_REFUSED_BMP = TEXT_REFUSED.partition(r"\ud800")[0]
+TEXT_PATTERN = f"^[^{_REFUSED_BMP}]*[^\\s{_REFUSED_BMP}][^{_REFUSED_BMP}]*$"
 
 SCHEMAS: dict[str, dict[str, Any]] = {
     "StreamTicket": {
@@ -177,9 +183,7 @@ SCHEMAS: dict[str, dict[str, Any]] = {
         "type": "string",
         "minLength": 1,
         "maxLength": 40,
-        "pattern": (
-            "^[^\\u0000-\\u001f\\u007f-\\u009f\\u00ad\\u061c\\u180e\\u200b\\u200e\\u200f\\u2028-\\u202e\\u2060-\\u206f\\ufeff\\ufff9-\\ufffb\\ufffe\\uffff]*[^\\s\\u0000-\\u001f\\u007f-\\u009f\\u00ad\\u061c\\u180e\\u200b\\u200e\\u200f\\u2028-\\u202e\\u2060-\\u206f\\ufeff\\ufff9-\\ufffb\\ufffe\\uffff][^\\u0000-\\u001f\\u007f-\\u009f\\u00ad\\u061c\\u180e\\u200b\\u200e\\u200f\\u2028-\\u202e\\u2060-\\u206f\\ufeff\\ufff9-\\ufffb\\ufffe\\uffff]*$"
-        ),
+        "pattern": TEXT_PATTERN,
         "description": (
             "One line of visible text: no control character (C0/C1, so no "
             "tab or newline), no bidi control (U+061C, U+200E/F, "
@@ -576,9 +580,7 @@ SCHEMAS: dict[str, dict[str, Any]] = {
                 "type": "string",
                 "minLength": 1,
                 "maxLength": 40,
-                "pattern": (
-                    "^[^\\u0000-\\u001f\\u007f-\\u009f\\u00ad\\u061c\\u180e\\u200b\\u200e\\u200f\\u2028-\\u202e\\u2060-\\u206f\\ufeff\\ufff9-\\ufffb\\ufffe\\uffff]*[^\\s\\u0000-\\u001f\\u007f-\\u009f\\u00ad\\u061c\\u180e\\u200b\\u200e\\u200f\\u2028-\\u202e\\u2060-\\u206f\\ufeff\\ufff9-\\ufffb\\ufffe\\uffff][^\\u0000-\\u001f\\u007f-\\u009f\\u00ad\\u061c\\u180e\\u200b\\u200e\\u200f\\u2028-\\u202e\\u2060-\\u206f\\ufeff\\ufff9-\\ufffb\\ufffe\\uffff]*$"
-                ),
+                "pattern": TEXT_PATTERN,
                 "description": (
                     "Default: `<bot> bot`. One line of visible text, as a player's name."
                 ),
@@ -767,9 +769,7 @@ SCHEMAS: dict[str, dict[str, Any]] = {
                 "type": "string",
                 "minLength": 1,
                 "maxLength": 500,
-                "pattern": (
-                    "^[^\\u0000-\\u001f\\u007f-\\u009f\\u00ad\\u061c\\u180e\\u200b\\u200e\\u200f\\u2028-\\u202e\\u2060-\\u206f\\ufeff\\ufff9-\\ufffb\\ufffe\\uffff]*[^\\s\\u0000-\\u001f\\u007f-\\u009f\\u00ad\\u061c\\u180e\\u200b\\u200e\\u200f\\u2028-\\u202e\\u2060-\\u206f\\ufeff\\ufff9-\\ufffb\\ufffe\\uffff][^\\u0000-\\u001f\\u007f-\\u009f\\u00ad\\u061c\\u180e\\u200b\\u200e\\u200f\\u2028-\\u202e\\u2060-\\u206f\\ufeff\\ufff9-\\ufffb\\ufffe\\uffff]*$"
-                ),
+                "pattern": TEXT_PATTERN,
                 "description": (
                     "One line of visible text: no control character (C0/C1, so no "
                     "tab or newline), no bidi control (U+061C, U+200E/F, "
