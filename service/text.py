@@ -36,7 +36,7 @@ import regex
 # noncharacters U+FFFE/U+FFFF, lone surrogates and the tag characters (U+E0000-U+E007F,
 # invisible ASCII look-alikes). Zero-width (non-)joiners U+200C/U+200D stay allowed: emoji
 # sequences and several scripts need them. The first two lines are the BMP part, which
-# the contract's text patterns are made of (service.api.shapes.TEXT_PATTERN).
+# the contract's text patterns are made of (service.api.schemas.TEXT_PATTERN).
 TEXT_REFUSED = (
     r"\u0000-\u001f\u007f-\u009f\u00ad\u061c\u180e\u200b\u200e\u200f\u2028-\u202e"
     r"\u2060-\u206f\ufeff\ufff9-\ufffb\ufffe\uffff"

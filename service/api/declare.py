@@ -18,7 +18,9 @@ Every view of a blueprint in ``service.api.routes.BLUEPRINTS`` carries one
 Names stand for components, as apispec resolves them: a string where a parameter, a
 response, a header or a media type's ``schema`` goes names ``#/components/...`` of that
 kind (:data:`PARAMETERS`, :data:`HEADERS`, ``service.api.shapes.SCHEMAS``, the generated
-domain components). ``problems`` names problem responses (``service.api.problems.RESPONSES``),
+domain components); a marshmallow schema class as a request body's schema becomes a
+component of its own (apispec's MarshmallowPlugin). ``problems`` names problem responses
+(``service.api.problems.RESPONSES``),
 each under its own status. The path and its path parameters come from the route: a
 parameter named in :data:`PATH_PARAMETERS` is that component; any other is declared with
 ``path_parameters``. Everything else is the OpenAPI operation object's own keys.
@@ -29,6 +31,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypeVar
 
+from marshmallow import Schema
+
 JSON = dict[str, Any]
 F = TypeVar("F", bound=Callable[..., Any])
 ATTRIBUTE = "__openapi__"
@@ -37,7 +41,12 @@ ATTRIBUTE = "__openapi__"
 PATH_PARAMETERS = {"game_id": "GameId", "webhook_id": "WebhookId", "request_id": "RequestId"}
 
 PARAMETERS: dict[str, JSON] = {
-    "GameId": {"name": "game_id", "in": "path", "required": True, "schema": "GameId"},
+    "GameId": {
+        "name": "game_id",
+        "in": "path",
+        "required": True,
+        "schema": {"$ref": "#/components/schemas/GameId"},
+    },
     "RequestId": {
         "name": "request_id",
         "in": "path",
@@ -131,8 +140,10 @@ def ok(
     return out
 
 
-def body(schema: str | JSON, *, required: bool = True, **media: Any) -> JSON:
-    """A JSON request body of ``schema`` (``examples``/``example`` beside it)."""
+def body(schema: str | JSON | type[Schema], *, required: bool = True, **media: Any) -> JSON:
+    """A JSON request body of ``schema`` (``examples``/``example`` beside it): a component's
+    name, a JSON Schema, or the marshmallow schema the view loads it with (its component is
+    then written from it, named after the class without ``Schema``)."""
     return {"required": required, "content": {"application/json": {"schema": schema, **media}}}
 
 

@@ -7,7 +7,7 @@ from typing import Any
 from flask import Blueprint, Response
 
 from service.api.context import caller_for, services
-from service.api.declare import body, ok, operation
+from service.api.declare import body, ok, operation, ref
 from service.api.http import (
     command_meta,
     idempotency_key,
@@ -270,8 +270,8 @@ def seats_of(specs: list[dict[str, Any]]) -> tuple[list[str], dict[int, BotSeat]
     tags=["games"],
     summary=("List games, newest first, with filters and cursor pagination."),
     parameters=[
-        {"name": "kind", "in": "query", "schema": "Kind"},
-        {"name": "status", "in": "query", "schema": "Status"},
+        {"name": "kind", "in": "query", "schema": ref("Kind")},
+        {"name": "status", "in": "query", "schema": ref("Status")},
         {
             "name": "open",
             "in": "query",
@@ -356,7 +356,7 @@ def list_games() -> Response:
             "schema": {"type": "integer", "minimum": 0, "maximum": 3},
         }
     ],
-    request_body=body("SeatClaim", example={"name": "Bob"}),
+    request_body=body(SeatClaimSchema, example={"name": "Bob"}),
     responses={
         201: ok(
             (

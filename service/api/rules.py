@@ -6,7 +6,7 @@ from __future__ import annotations
 from flask import Blueprint, Response
 
 from service import rules
-from service.api.declare import ok, operation
+from service.api.declare import ok, operation, ref
 from service.api.problems import not_found
 
 blueprint = Blueprint("rules", __name__)
@@ -24,7 +24,7 @@ blueprint = Blueprint("rules", __name__)
             "in": "path",
             "required": True,
             "description": "The game's kind; every game on offer has its rules page.",
-            "schema": "Kind",
+            "schema": ref("Kind"),
         }
     ],
     responses={

@@ -22,7 +22,7 @@ from domain.games import all_games, seat_range
 from service.application.bots import DEFAULT_THINK_MS, MAX_THINK_MS
 from service.application.clocks import EXPIRY_POLICIES, MAX_SECONDS
 from service.store.port import STATUSES
-from service.text import text_problem
+from service.text import TEXT_REFUSED, text_problem
 
 MAX_SEED = 2**53 - 1  # the largest integer every JSON client can represent exactly
 GAME_PAGE_MAX = 100
@@ -30,6 +30,21 @@ EVENT_PAGE_MAX = 500
 MAX_VERSION = 10**12  # far beyond any game; keeps query integers bounded
 _DIGITS = re.compile(r"0|[1-9][0-9]{0,14}")
 _DECIMAL = re.compile(r"(?:0|[1-9][0-9]{0,14})(?:\.[0-9]{1,6})?")
+# One line of visible text, as far as a JSON Schema pattern can say (the BMP part of the
+# characters service.text refuses; ``Text`` checks the rest): the contract's ``pattern``.
+_REFUSED_BMP = TEXT_REFUSED.partition(r"\ud800")[0]
+TEXT_PATTERN = f"^[^{_REFUSED_BMP}]*[^\\s{_REFUSED_BMP}][^{_REFUSED_BMP}]*$"
+TEXT_DESCRIPTION = (
+    "One line of visible text: no control character (C0/C1, so no tab or newline), no bidi "
+    "control (U+061C, U+200E/F, U+202A-U+202E, U+2066-U+2069) and no invisible format "
+    "character (U+00AD, U+180E, U+200B, U+2028/9, U+2060-U+206F, U+FEFF, U+FFF9-U+FFFB, tag "
+    "characters U+E0000-U+E007F); U+200C/U+200D (joiners) are allowed. At least one visible "
+    "character: a letter, digit, punctuation mark or symbol that is not default-ignorable (so "
+    "not only spaces, Hangul fillers U+115F/U+1160/U+3164/U+FFA0, variation selectors, "
+    "private-use or unassigned characters) and not a blank symbol (U+2800, U+1D159, U+FFFC). "
+    "At most 4 combining marks on one character. Kept as sent (no Unicode normalization). A "
+    "refused character is a 422 naming the field."
+)
 
 
 class Text(fields.String):
@@ -40,7 +55,14 @@ class Text(fields.String):
     never compared."""
 
     def __init__(self, *, min_length: int = 1, max_length: int, **kwargs: Any) -> None:
-        super().__init__(validate=validate.Length(min=min_length, max=max_length), **kwargs)
+        # The contract's JSON Schema of the field (apispec reads ``metadata``); a
+        # ``component`` names the schema component the field is instead (``SeatName``).
+        metadata = {"pattern": TEXT_PATTERN, "description": TEXT_DESCRIPTION}
+        super().__init__(
+            validate=validate.Length(min=min_length, max=max_length),
+            metadata=metadata | kwargs.pop("metadata", {}),
+            **kwargs,
+        )
 
     def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> str:
         if not isinstance(value, str):
@@ -231,7 +253,7 @@ class SeatClaimSchema(Schema):
     class Meta:
         unknown = RAISE
 
-    name = Text(max_length=40, required=True)
+    name = Text(max_length=40, required=True, metadata={"component": "SeatName"})
 
 
 class UndoRequestCreateSchema(Schema):

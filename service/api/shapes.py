@@ -1,17 +1,15 @@
 """The API's own JSON shapes (beside the domain's, which ``service.contract`` generates):
-request bodies and answers, as ``components.schemas`` of the contract."""
+request bodies and answers, as ``components.schemas`` of the contract. A request body that a
+marshmallow schema of ``service.api.schemas`` loads may be declared by that schema instead
+(apispec's MarshmallowPlugin writes its component: ``SeatClaim``, ``UndoRequestCreate``,
+``UndoAnswer``)."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from service.api.declare import ref
-from service.text import TEXT_REFUSED
-
-# One line of visible text, as far as a pattern can say (the BMP part of the characters
-# service.text refuses; service.text checks the rest): a seat name, an undo reason.
-_REFUSED_BMP = TEXT_REFUSED.partition(r"\ud800")[0]
-TEXT_PATTERN = f"^[^{_REFUSED_BMP}]*[^\\s{_REFUSED_BMP}][^{_REFUSED_BMP}]*$"
+from service.api.schemas import TEXT_DESCRIPTION, TEXT_PATTERN
 
 SCHEMAS: dict[str, dict[str, Any]] = {
     "StreamTicket": {
@@ -184,21 +182,7 @@ SCHEMAS: dict[str, dict[str, Any]] = {
         "minLength": 1,
         "maxLength": 40,
         "pattern": TEXT_PATTERN,
-        "description": (
-            "One line of visible text: no control character (C0/C1, so no "
-            "tab or newline), no bidi control (U+061C, U+200E/F, "
-            "U+202A-U+202E, U+2066-U+2069) and no invisible format "
-            "character (U+00AD, U+180E, U+200B, U+2028/9, U+2060-U+206F, "
-            "U+FEFF, U+FFF9-U+FFFB, tag characters U+E0000-U+E007F); "
-            "U+200C/U+200D (joiners) are allowed. At least one visible "
-            "character: a letter, digit, punctuation mark or symbol that "
-            "is not default-ignorable (so not only spaces, Hangul fillers "
-            "U+115F/U+1160/U+3164/U+FFA0, variation selectors, private-use "
-            "or unassigned characters) and not a blank symbol (U+2800, "
-            "U+1D159, U+FFFC). At most 4 combining marks on one character. "
-            "Kept as sent (no Unicode normalization). A refused character "
-            "is a 422 naming the field."
-        ),
+        "description": TEXT_DESCRIPTION,
     },
     "SeatSpec": {
         "description": "A seat of a new game; a bare name is a named (`human`) seat.",
@@ -217,12 +201,6 @@ SCHEMAS: dict[str, dict[str, Any]] = {
         "required": ["type"],
         "additionalProperties": False,
         "properties": {"type": {"type": "string", "enum": ["open"]}, "name": ref("SeatName")},
-    },
-    "SeatClaim": {
-        "type": "object",
-        "required": ["name"],
-        "additionalProperties": False,
-        "properties": {"name": ref("SeatName")},
     },
     "SeatClaimed": {
         "type": "object",
@@ -758,41 +736,6 @@ SCHEMAS: dict[str, dict[str, Any]] = {
         "required": ["version", "result"],
         "additionalProperties": False,
         "properties": {"version": {"type": "integer", "minimum": 1}, "result": ref("GameResult")},
-    },
-    "UndoRequestCreate": {
-        "type": "object",
-        "required": ["to_version", "reason"],
-        "additionalProperties": False,
-        "properties": {
-            "to_version": {"type": "integer", "minimum": 1},
-            "reason": {
-                "type": "string",
-                "minLength": 1,
-                "maxLength": 500,
-                "pattern": TEXT_PATTERN,
-                "description": (
-                    "One line of visible text: no control character (C0/C1, so no "
-                    "tab or newline), no bidi control (U+061C, U+200E/F, "
-                    "U+202A-U+202E, U+2066-U+2069) and no invisible format "
-                    "character (U+00AD, U+180E, U+200B, U+2028/9, U+2060-U+206F, "
-                    "U+FEFF, U+FFF9-U+FFFB, tag characters U+E0000-U+E007F); "
-                    "U+200C/U+200D (joiners) are allowed. At least one visible "
-                    "character: a letter, digit, punctuation mark or symbol that "
-                    "is not default-ignorable (so not only spaces, Hangul fillers "
-                    "U+115F/U+1160/U+3164/U+FFA0, variation selectors, private-use "
-                    "or unassigned characters) and not a blank symbol (U+2800, "
-                    "U+1D159, U+FFFC). At most 4 combining marks on one character. "
-                    "Kept as sent (no Unicode normalization). A refused character "
-                    "is a 422 naming the field."
-                ),
-            },
-        },
-    },
-    "UndoAnswer": {
-        "type": "object",
-        "required": ["approve"],
-        "additionalProperties": False,
-        "properties": {"approve": {"type": "boolean"}},
     },
     "UndoRequest": {
         "type": "object",

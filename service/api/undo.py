@@ -84,7 +84,7 @@ def get_undo_request(game_id: str, request_id: str) -> Response:
     security=[{"bearerAuth": []}],
     parameters=["IfMatch", "XRequestId"],
     request_body=body(
-        "UndoRequestCreate", example={"to_version": 12, "reason": "I misplaced my farmer"}
+        UndoRequestCreateSchema, example={"to_version": 12, "reason": "I misplaced my farmer"}
     ),
     responses={
         201: ok(
@@ -151,7 +151,7 @@ def request_undo(game_id: str) -> Response:
     description=("The last approval appends the revert event; one rejection closes the request."),
     security=[{"bearerAuth": []}],
     parameters=["IfMatch", "XRequestId"],
-    request_body=body("UndoAnswer", example={"approve": True}),
+    request_body=body(UndoAnswerSchema, example={"approve": True}),
     responses={200: ok("The request after the answer.", "UndoRequest", headers={"ETag": "ETag"})},
     problems=[
         "RateLimited",
