@@ -428,6 +428,11 @@ def document() -> JSON:
         spec.components.schema(name, component=copy.deepcopy(schema))
     _paths(spec)
     built = spec.to_dict()
+    for item in built["paths"].values():
+        for key, operation in item.items():
+            for parameter in [] if key == "parameters" else operation.get("parameters", ()):
+                if parameter.get("required") is False:  # the default: said only when true
+                    del parameter["required"]
     order = ("openapi", "info", "servers", "tags", "security", "paths", "webhooks")
     out: JSON = {key: built[key] for key in order} | built
     return out
@@ -450,10 +455,18 @@ def _marshmallow_plugin() -> MarshmallowPlugin:
 
     def component(converter: Any, field: fields.Field[Any], ret: JSON) -> JSON:
         name = field.metadata.get("component")
-        if name is None:
-            return {}
-        ret.clear()
-        return {"$ref": f"{_COMPONENT}{name}"}
+        if name is not None:
+            ret.clear()
+            return {"$ref": f"{_COMPONENT}{name}"}
+        if field.load_default is None:
+            # The API's schemas load an absent field as None ("not given"): no null value
+            # is accepted for it, and it has no default to tell.
+            ret.pop("default", None)
+            kinds = ret.get("type")
+            if isinstance(kinds, list) and "null" in kinds:
+                rest = [kind for kind in kinds if kind != "null"]
+                ret["type"] = rest[0] if len(rest) == 1 else rest
+        return {}
 
     def init(spec: APISpec) -> None:
         MarshmallowPlugin.init_spec(plugin, spec)

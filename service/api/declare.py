@@ -147,6 +147,13 @@ def body(schema: str | JSON | type[Schema], *, required: bool = True, **media: A
     return {"required": required, "content": {"application/json": {"schema": schema, **media}}}
 
 
+def query(schema: type[Schema]) -> JSON:
+    """The query parameters that the marshmallow ``schema`` loads, one per field (apispec's
+    MarshmallowPlugin writes them: type, bounds and default from the field, anything else
+    from its ``metadata``)."""
+    return {"in": "query", "schema": schema}
+
+
 def operation(
     operation_id: str,
     *,

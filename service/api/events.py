@@ -23,7 +23,7 @@ from flask import Blueprint, Response, request, stream_with_context
 
 from service.api.auth import Caller
 from service.api.context import caller_for, services
-from service.api.declare import ok, operation
+from service.api.declare import ok, operation, query
 from service.api.http import json_response, load_query, not_modified
 from service.api.problems import bad_request
 from service.api.schemas import EventListQuerySchema, StreamQuerySchema
@@ -49,17 +49,7 @@ STREAM_BATCH = 200
     ),
     parameters=[
         "IfNoneMatch",
-        {
-            "name": "after",
-            "in": "query",
-            "description": "Return events with a version greater than this.",
-            "schema": {"type": "integer", "minimum": 0, "maximum": 1000000000000, "default": 0},
-        },
-        {
-            "name": "limit",
-            "in": "query",
-            "schema": {"type": "integer", "minimum": 1, "maximum": 500, "default": 100},
-        },
+        query(EventListQuerySchema),
     ],
     responses={200: ok("One page of events.", "EventPage", headers={"ETag": "ETag"})},
     problems=[
@@ -122,30 +112,7 @@ def list_events(game_id: str) -> Response:
             "in": "header",
             "schema": {"type": "string", "pattern": "^[0-9]{1,12}$"},
         },
-        {
-            "name": "after",
-            "in": "query",
-            "schema": {"type": "integer", "minimum": 0, "maximum": 1000000000000},
-        },
-        {
-            "name": "wait",
-            "in": "query",
-            "description": (
-                "Seconds to wait for a new event before closing, as a plain "
-                "decimal (`30`, `2.5`; up to six decimals, no exponent)."
-            ),
-            "schema": {"type": "number", "minimum": 0, "maximum": 600, "default": 300},
-        },
-        {
-            "name": "ticket",
-            "in": "query",
-            "description": (
-                "A stream ticket of this game, acting as the seat (or admin) "
-                "it was issued to. Unknown,\n"
-                "expired or another game's ticket: 401.\n"
-            ),
-            "schema": {"type": "string", "minLength": 1, "maxLength": 128},
-        },
+        query(StreamQuerySchema),
     ],
     responses={200: ok("An event stream.", {"type": "string"}, media="text/event-stream")},
     problems=["BadRequest", "Unauthorized", "NotFound", "TooManyStreams", "StreamsUnavailable"],

@@ -7,7 +7,7 @@ from typing import Any
 from flask import Blueprint, Response
 
 from service.api.context import caller_for, services
-from service.api.declare import body, ok, operation, ref
+from service.api.declare import body, ok, operation, query
 from service.api.http import (
     command_meta,
     idempotency_key,
@@ -270,33 +270,7 @@ def seats_of(specs: list[dict[str, Any]]) -> tuple[list[str], dict[int, BotSeat]
     tags=["games"],
     summary=("List games, newest first, with filters and cursor pagination."),
     parameters=[
-        {"name": "kind", "in": "query", "schema": ref("Kind")},
-        {"name": "status", "in": "query", "schema": ref("Status")},
-        {
-            "name": "open",
-            "in": "query",
-            "description": (
-                "`true`: only games with a seat to claim (the same as "
-                "`status=open`; with any other status, no game). `false`, the "
-                "default: no such filter."
-            ),
-            "schema": {"type": "boolean", "default": False},
-        },
-        {
-            "name": "cursor",
-            "in": "query",
-            "description": (
-                "The `next_cursor` of the previous page, passed back "
-                "unchanged. A malformed cursor is a 400 naming `cursor` (never "
-                "a silent first page)."
-            ),
-            "schema": {"type": "string", "pattern": "^[0-9]{15}:[A-Za-z0-9_-]{1,64}$"},
-        },
-        {
-            "name": "limit",
-            "in": "query",
-            "schema": {"type": "integer", "minimum": 1, "maximum": 100, "default": 20},
-        },
+        query(GameListQuerySchema),
     ],
     responses={200: ok("One page.", "GamePage")},
     problems=["RateLimited", "BadRequest", "Unauthorized", "Unavailable"],

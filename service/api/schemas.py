@@ -275,12 +275,31 @@ class GameListQuerySchema(Schema):
     class Meta:
         unknown = RAISE
 
-    kind = fields.String(validate=OfferedKind(), load_default=None)
-    status = fields.String(validate=validate.OneOf(STATUSES), load_default=None)
+    kind = fields.String(validate=OfferedKind(), load_default=None, metadata={"component": "Kind"})
+    status = fields.String(
+        validate=validate.OneOf(STATUSES), load_default=None, metadata={"component": "Status"}
+    )
     # ``open=true``: games with a seat to claim (the same as ``status=open``); ``false``, the
     # default: no such filter. Only the two JSON spellings (no ``1``, ``yes`` or ``True``).
-    open = fields.Boolean(truthy={"true"}, falsy={"false"}, load_default=False)
-    cursor = fields.String(validate=validate.Regexp(r"^[!-~]{1,200}\Z"), load_default=None)
+    open = fields.Boolean(
+        truthy={"true"},
+        falsy={"false"},
+        load_default=False,
+        metadata={
+            "description": "`true`: only games with a seat to claim (the same as `status=open`; "
+            "with any other status, no game). `false`, the default: no such filter."
+        },
+    )
+    # Loosely checked here; the game index parses it (a malformed one is a 400 naming it).
+    cursor = fields.String(
+        validate=validate.Regexp(r"^[!-~]{1,200}\Z"),
+        load_default=None,
+        metadata={
+            "pattern": "^[0-9]{15}:[A-Za-z0-9_-]{1,64}$",
+            "description": "The `next_cursor` of the previous page, passed back unchanged. A "
+            "malformed cursor is a 400 naming `cursor` (never a silent first page).",
+        },
+    )
     limit = QueryInteger(validate=validate.Range(min=1, max=GAME_PAGE_MAX), load_default=20)
 
 
@@ -288,7 +307,11 @@ class EventListQuerySchema(Schema):
     class Meta:
         unknown = RAISE
 
-    after = QueryInteger(validate=validate.Range(min=0, max=MAX_VERSION), load_default=0)
+    after = QueryInteger(
+        validate=validate.Range(min=0, max=MAX_VERSION),
+        load_default=0,
+        metadata={"description": "Return events with a version greater than this."},
+    )
     limit = QueryInteger(validate=validate.Range(min=1, max=EVENT_PAGE_MAX), load_default=100)
 
 
@@ -297,6 +320,20 @@ class StreamQuerySchema(Schema):
         unknown = RAISE
 
     after = QueryInteger(validate=validate.Range(min=0, max=MAX_VERSION), load_default=None)
-    wait = QueryNumber(validate=validate.Range(min=0, max=600), load_default=300.0)
+    wait = QueryNumber(
+        validate=validate.Range(min=0, max=600),
+        load_default=300.0,
+        metadata={
+            "description": "Seconds to wait for a new event before closing, as a plain decimal "
+            "(`30`, `2.5`; up to six decimals, no exponent)."
+        },
+    )
     # A stream ticket (service.api.streams) in place of an Authorization header.
-    ticket = fields.String(validate=validate.Length(min=1, max=128), load_default=None)
+    ticket = fields.String(
+        validate=validate.Length(min=1, max=128),
+        load_default=None,
+        metadata={
+            "description": "A stream ticket of this game, acting as the seat (or admin) it was "
+            "issued to. Unknown,\nexpired or another game's ticket: 401.\n"
+        },
+    )
