@@ -267,3 +267,38 @@ def test_one_colour_schema_is_referenced_everywhere() -> None:
 
     walk(spec_schemas(), "schemas")
     assert inline == ["schemas.Colour"]
+
+
+# --- the paths are the views' declarations, the problem responses the error table's ----
+
+
+def test_a_view_without_a_declaration_fails_the_generation(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Given a contract blueprint with a view that declares no operation, when the contract
+    # is generated, then it fails naming the view (no route is left out of the contract).
+    from flask import Blueprint
+
+    from service.api import routes
+
+    extra = Blueprint("undeclared", __name__)
+    extra.add_url_rule("/undeclared", "nothing", lambda: "")
+    monkeypatch.setattr(routes, "BLUEPRINTS", (*routes.BLUEPRINTS, extra))
+    with pytest.raises(ValueError, match=r"undeclared\.nothing"):
+        render()
+
+
+def test_every_problem_of_the_error_table_has_its_response_in_the_contract() -> None:
+    # Given the error table, then each status it answers with has a problem response in the
+    # contract whose description names the row's problem types.
+    from service.api.problems import PROBLEMS, RESPONSES
+
+    responses = yaml.safe_load(SPEC_PATH.read_text(encoding="utf-8"))["components"]["responses"]
+    for exc_type, row in PROBLEMS.items():
+        names = [n for n, r in RESPONSES.items() if r.status == row.status and r.body]
+        if row.status == 500:
+            assert not names  # an internal error is no part of any operation's contract
+            continue
+        assert names, f"{exc_type.__name__}: no problem response for {row.status}"
+        for slug in row.by_reason or (row.slug,):
+            assert any(f"`{slug}`" in responses[name]["description"] for name in names)
