@@ -42,6 +42,7 @@ file differs from what it would write (a hand edit anywhere, or a stale declarat
 from __future__ import annotations
 
 import copy
+import json
 import re
 import sys
 from collections.abc import Callable, Mapping
@@ -349,7 +350,7 @@ def _paths(spec: APISpec) -> None:
     from flask import Flask
 
     from service.api import GameIdConverter, RequestIdConverter, VersionConverter
-    from service.api.declare import PATH_PARAMETERS, declared
+    from service.api.declare import EXAMPLES_PATH, PATH_PARAMETERS, declared
     from service.api.problems import RESPONSES
     from service.api.routes import BLUEPRINTS
 
@@ -359,6 +360,7 @@ def _paths(spec: APISpec) -> None:
     )
     for blueprint in BLUEPRINTS:
         app.register_blueprint(blueprint)
+    examples = json.loads(EXAMPLES_PATH.read_text(encoding="utf-8"))
     for rule in app.url_map.iter_rules():
         if rule.endpoint == "static":
             continue
@@ -367,6 +369,9 @@ def _paths(spec: APISpec) -> None:
         if found is None:
             raise ValueError(f"{rule.endpoint} ({rule.rule}) declares no operation")
         operation: JSON = copy.deepcopy(found["operation"])
+        if operation["operationId"] in examples:
+            media = operation["requestBody"]["content"]["application/json"]
+            media["examples"] = examples[operation["operationId"]]
         for name in found["problems"]:
             status = str(RESPONSES[name].status)
             if status in operation["responses"]:

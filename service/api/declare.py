@@ -29,6 +29,7 @@ parameter named in :data:`PATH_PARAMETERS` is that component; any other is decla
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
 from typing import Any, TypeVar
 
 from marshmallow import Schema
@@ -36,6 +37,9 @@ from marshmallow import Schema
 JSON = dict[str, Any]
 F = TypeVar("F", bound=Callable[..., Any])
 ATTRIBUTE = "__openapi__"
+# Request bodies' examples that name a game (no service module names one), by operationId:
+# ``python -m service.contract`` adds them to the declared JSON request body.
+EXAMPLES_PATH = Path(__file__).resolve().parent / "examples.json"
 
 # Path parameters by the name the routes give them: the component each one is.
 PATH_PARAMETERS = {"game_id": "GameId", "webhook_id": "WebhookId", "request_id": "RequestId"}
