@@ -39,11 +39,14 @@ def test_the_spec_lints_without_a_problem() -> None:
 
 
 def test_the_linter_catches_a_comma_that_cuts_a_description(tmp_path: Path) -> None:
-    # given the spec with an unquoted comma in a flow map (the bug this lint guards against)
+    # given the spec with an unquoted comma in a flow map (the bug this lint guards against;
+    # the generator writes block style, so it is put in by hand here)
     text = (ROOT / "openapi.yaml").read_text(encoding="utf-8")
     broken = text.replace(
-        "description: 'The rule id of the rules digest, for refused commands.'",
-        "description: The rule id of the rules digest, for refused commands.",
+        "          type: string\n"
+        "          description: The rule id of the rules digest, for refused commands.\n",
+        "          {type: string, description: The rule id of the rules digest, for refused"
+        " commands.}\n",
     )
     assert broken != text
     (tmp_path / "openapi.yaml").write_text(broken, encoding="utf-8")
