@@ -420,7 +420,8 @@ def document() -> JSON:
         {
             "type": "http",
             "scheme": "bearer",
-            "description": "A seat token (from game creation) or the admin token.",
+            "description": "A seat token (from game creation or a claim), a player key (from "
+            "`POST /players`; it acts in every seat bound to the player) or the admin token.",
         },
     )
     for name, parameter in PARAMETERS.items():

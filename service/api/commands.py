@@ -6,7 +6,7 @@ from functools import cache
 
 from flask import Blueprint, Response
 
-from service.api.context import caller_for, services
+from service.api.context import act_as, caller_for, services
 from service.api.declare import body, ok, operation
 from service.api.http import (
     command_meta,
@@ -44,7 +44,7 @@ def _envelope_schema() -> CommandEnvelopeSchema:
         "and the new version.\n"
     ),
     security=[{"bearerAuth": []}],
-    parameters=["IfMatch", "IdempotencyKey", "XRequestId"],
+    parameters=["PlayerSeat", "IfMatch", "IdempotencyKey", "XRequestId"],
     request_body=body(
         "Command",
         examples={
@@ -232,11 +232,15 @@ def _envelope_schema() -> CommandEnvelopeSchema:
 )
 def post_command(game_id: str) -> Response:
     caller = caller_for(game_id)
-    seat = caller.require_seat("send commands")
+    if caller.player is None:
+        seat = caller.require_seat("send commands")
     expected = expected_version()
     key = idempotency_key()
     command = load_body(_envelope_schema())
-    if command.pop("seat", seat) != seat:
+    if caller.player is not None:  # a player's key: the command names its seat if need be
+        caller = act_as(caller, command.pop("seat", None))
+        seat = caller.require_seat("send commands")
+    elif command.pop("seat", seat) != seat:
         raise forbidden(f"this token plays seat {seat} only")
     meta = command_meta(caller.actor, seat)
     outcome = services().games.commands.handle(

@@ -12,7 +12,9 @@ from service.api.auth import Caller, identify
 from service.api.problems import ApiProblem
 from service.api.settings import ApiSettings
 from service.application.game_service import GameService
+from service.application.players import seats_of
 from service.application.tokens import Credentials
+from service.store.port import PlayerRecord
 
 EXTENSION = "tigris"
 
@@ -33,7 +35,9 @@ def caller_for(game_id: str | None) -> Caller:
     """The caller of this request, its token checked against ``game_id``."""
     found = services()
     try:
-        caller = identify(found.credentials, found.settings.admin_token, game_id)
+        caller = identify(
+            found.credentials, found.settings.admin_token, game_id, GamePlayers(found.games)
+        )
     except ApiProblem:
         if game_id is not None:
             found.games.queries.game_info(game_id)  # an unknown game is a 404 whatever the token
@@ -42,6 +46,28 @@ def caller_for(game_id: str | None) -> Caller:
     # token (``service.api.http``).
     g.tigris_caller = caller
     return caller
+
+
+def act_as(caller: Caller, seat: int | None) -> Caller:
+    """``caller`` acting as ``seat`` (a player's named seat: ``Caller.acting_as``), kept as
+    this request's caller (its ETag names that seat)."""
+    acting = caller.acting_as(seat)
+    g.tigris_caller = acting
+    return acting
+
+
+class GamePlayers:
+    """``PlayerSeats`` on the application service: keys through ``Players``, seats from
+    the game's info record."""
+
+    def __init__(self, games: GameService) -> None:
+        self._games = games
+
+    def player_of(self, key: str) -> PlayerRecord | None:
+        return self._games.players.player_of(key)
+
+    def seats_in(self, game_id: str, player_id: str) -> tuple[int, ...]:
+        return seats_of(self._games.queries.game_info(game_id).players, player_id)
 
 
 def identified_caller() -> Caller | None:

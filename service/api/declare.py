@@ -88,6 +88,17 @@ PARAMETERS: dict[str, JSON] = {
         "claim, an undo request or answer).",
         "schema": {"type": "string", "pattern": "^[!-~]{1,100}$"},
     },
+    "PlayerSeat": {
+        "name": "seat",
+        "in": "query",
+        "required": False,
+        "description": "With a player key holding several seats of this game: the seat to act "
+        "or read as (one of the player's, else 403). Without it, a read of such a key sees "
+        "what a spectator sees (never the union of its seats' views) and a write is a 400. "
+        "With one seat the key acts as that seat. Ignored with any other token (but a value "
+        "that is no seat number is a 400).",
+        "schema": {"type": "integer", "minimum": 0, "maximum": 3},
+    },
     "IfNoneMatch": {
         "name": "If-None-Match",
         "in": "header",

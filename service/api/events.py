@@ -48,6 +48,7 @@ STREAM_BATCH = 200
         "Page with `after` = the previous page's `next_after`."
     ),
     parameters=[
+        "PlayerSeat",
         "IfNoneMatch",
         query(EventListQuerySchema),
     ],
@@ -59,6 +60,7 @@ STREAM_BATCH = 200
         "Unauthorized",
         "NotFound",
         "Unavailable",
+        "Forbidden",
     ],
 )
 def list_events(game_id: str) -> Response:
@@ -107,6 +109,7 @@ def list_events(game_id: str) -> Response:
         "both carry `Retry-After`.\n"
     ),
     parameters=[
+        "PlayerSeat",
         {
             "name": "Last-Event-ID",
             "in": "header",
@@ -115,7 +118,14 @@ def list_events(game_id: str) -> Response:
         query(StreamQuerySchema),
     ],
     responses={200: ok("An event stream.", {"type": "string"}, media="text/event-stream")},
-    problems=["BadRequest", "Unauthorized", "NotFound", "TooManyStreams", "StreamsUnavailable"],
+    problems=[
+        "BadRequest",
+        "Unauthorized",
+        "NotFound",
+        "TooManyStreams",
+        "StreamsUnavailable",
+        "Forbidden",
+    ],
 )
 def stream_events(game_id: str) -> Response:
     query = load_query(StreamQuerySchema())

@@ -52,8 +52,9 @@ blueprint = Blueprint("explanations", __name__)
             "schema": {"type": "integer", "minimum": 1},
         }
     ],
+    parameters=["PlayerSeat"],
     responses={200: ok("The explanation.", "Explanation", headers={"ETag": "ETag"})},
-    problems=["RateLimited", "Unauthorized", "NotFound", "Unavailable"],
+    problems=["RateLimited", "Unauthorized", "NotFound", "Unavailable", "BadRequest", "Forbidden"],
 )
 def get_explanation(game_id: str, version: int) -> Response:
     caller = caller_for(game_id)

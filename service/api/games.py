@@ -5,7 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from flask import Blueprint, Response
+from marshmallow import ValidationError
 
+from service.api.auth import Caller
 from service.api.context import caller_for, services
 from service.api.declare import body, ok, operation, query
 from service.api.http import (
@@ -166,6 +168,7 @@ def create_game() -> Response:
     # goes first): see CommandHandler.create_game. With an Idempotency-Key a retry after a
     # lost answer gets the same game and the same tokens back.
     names, bots, open_seats = seats_of(body["seats"])
+    players = bound_players(body["seats"], caller, names)
     clock = None if body["clock"] is None else ClockSpec(**body["clock"])
     created = found.games.commands.create_seated_game(
         body["kind"],
@@ -177,10 +180,11 @@ def create_game() -> Response:
         bots,
         clock,
         open_seats=open_seats,
+        players=players,
     )
     game, tokens = created.game, created.tokens
     seats = [
-        created_seat_json(seat, name, token, bots.get(seat))
+        created_seat_json(seat, name, token, bots.get(seat), players.get(seat))
         for seat, (name, token) in enumerate(zip(names, tokens, strict=True))
     ]
     response = json_response({"game": game_json(game), "seats": seats}, 201, version=game.version)
@@ -203,9 +207,33 @@ def seats_of(specs: list[dict[str, Any]]) -> tuple[list[str], dict[int, BotSeat]
         elif spec["type"] == "open":
             open_seats.append(seat)
             names.append(spec["name"] or open_seat_name(seat))
+        elif spec["type"] == "player":
+            names.append(spec["name"] or "")  # the player's name: see ``bound_players``
         else:
             names.append(spec["name"])
     return names, bots, open_seats
+
+
+def bound_players(specs: list[dict[str, Any]], caller: Caller, names: list[str]) -> dict[int, str]:
+    """The seats a creation body binds to players (seat -> player id), each authorised by
+    that player's key or the admin token; a seat named by no ``name`` takes the player's
+    (filled into ``names``)."""
+    bound: dict[int, str] = {}
+    for seat, spec in enumerate(specs):
+        if spec["type"] != "player":
+            continue
+        player_id = spec["player"]
+        if not caller.admin and caller.player != player_id:
+            raise forbidden(
+                f"seat {seat} names player {player_id}: only that player's key or the admin "
+                "token may bind a seat to it"
+            )
+        record = services().games.players.get(player_id)
+        if record is None:
+            raise bad_request(f"no player {player_id}", "seats")
+        names[seat] = names[seat] or record.name
+        bound[seat] = player_id
+    return bound
 
 
 @blueprint.get("/games")
@@ -264,7 +292,7 @@ def list_games() -> Response:
         "correlation id.\n"
     ),
     security=[],
-    parameters=["IdempotencyKey", "XRequestId"],
+    parameters=["PlayerSeat", "IdempotencyKey", "XRequestId"],
     path_parameters=[
         {
             "name": "seat",
@@ -306,22 +334,33 @@ def list_games() -> Response:
         "UnsupportedMediaType",
         "Unprocessable",
         "Unavailable",
+        "Forbidden",
     ],
 )
 def claim_seat(game_id: str, seat: int) -> Response:
     """Claim an open seat for a player: its token comes back once (only its hash is kept).
     Anyone may claim (no token needed); a seat is claimed once, whoever races for it."""
-    caller_for(game_id)
+    caller = caller_for(game_id)
     key = idempotency_key()
     correlation_id = request_id()
     body = load_body(SeatClaimSchema())
+    name = body["name"]
+    player = None
+    if caller.player is not None:  # a player's key binds the seat to the player
+        player = caller.player
+        if name is None:
+            found = services().games.players.get(player)
+            name = found.name if found is not None else None
+    if name is None:
+        raise ValidationError({"name": ["Missing data for required field."]})
     claimed = services().games.lobby.claim(
-        game_id, seat, body["name"], claim_meta(correlation_id, seat), key
+        game_id, seat, name, claim_meta(correlation_id, seat), key, player=player
     )
     game = claimed.game
     answer = {
         "game": game_json(game),
-        "seat": seat_token_json(seat, game.info.seat_names[seat], claimed.token),
+        "seat": seat_token_json(seat, game.info.seat_names[seat], claimed.token)
+        | ({} if player is None else {"player": player}),
         "events": events_json(claimed.events, caller_for(game_id), game),
     }
     response = json_response(answer, 201, version=game.version)
@@ -332,10 +371,13 @@ def claim_seat(game_id: str, seat: int) -> Response:
 
 
 def created_seat_json(
-    seat: int, name: str, token: str | None, bot: BotSeat | None
+    seat: int, name: str, token: str | None, bot: BotSeat | None, player: str | None = None
 ) -> dict[str, object]:
-    """A seat of a new game: a bot's (no token: only its bot plays it), an open one (its
-    token comes with its claim), or a named one with its token."""
+    """A seat of a new game: a bot's (no token: only its bot plays it), a player's (no
+    token: its player's key plays it), an open one (its token comes with its claim), or a
+    named one with its token."""
+    if player is not None:
+        return {"seat": seat, "name": name, "player": player}
     if bot is not None:
         return {"seat": seat, "name": name, "bot": bot.to_json()}
     if token is None:
@@ -352,9 +394,17 @@ def seat_token_json(seat: int, name: str, token: str) -> dict[str, object]:
     "getGame",
     tags=["games"],
     summary="A game's metadata.",
-    parameters=["IfNoneMatch"],
+    parameters=["PlayerSeat", "IfNoneMatch"],
     responses={200: ok("The game.", "Game", headers={"ETag": "ETag"})},
-    problems=["NotModified", "RateLimited", "Unauthorized", "NotFound", "Unavailable"],
+    problems=[
+        "NotModified",
+        "RateLimited",
+        "Unauthorized",
+        "NotFound",
+        "Unavailable",
+        "BadRequest",
+        "Forbidden",
+    ],
 )
 def get_game(game_id: str) -> Response:
     caller_for(game_id)

@@ -105,7 +105,9 @@ def load_query(schema: Schema) -> dict[str, Any]:
     if repeated:
         raise bad_request(f"query parameter {repeated[0]!r} is repeated", repeated[0])
     try:
-        loaded: dict[str, Any] = schema.load(request.args.to_dict(flat=True))
+        args = request.args.to_dict(flat=True)
+        args.pop("seat", None)  # a player key's choice of seat (``service.api.auth``)
+        loaded: dict[str, Any] = schema.load(args)
     except ValidationError as exc:
         messages = exc.messages if isinstance(exc.messages, dict) else {}
         field = str(next(iter(messages), "query"))

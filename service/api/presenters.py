@@ -14,6 +14,7 @@ from domain.common.codec import JSON
 from service.api.auth import Caller
 from service.application.clocks import ClockReading
 from service.application.mapper import GameInfo
+from service.application.players import lists_of, seats_of
 from service.application.rendering import event_json, events_json, taken_back
 from service.application.repository import LoadedGame
 from service.application.undo import UndoRecord
@@ -138,4 +139,34 @@ def clock_json(reading: ClockReading) -> JSON:
             }
             for seat in sorted(reading.deadlines)
         ],
+    }
+
+
+def player_game_json(game: LoadedGame, player_id: str) -> JSON:
+    """One of a player's games (``GET /players/me/games``): its seats (which are the
+    player's), version, whose turn, and ``lists``: the player's lists it belongs in (the
+    caller removes it)."""
+    info, rules, state = game.info, game.rules, game.state
+    mine = seats_of(info.players, player_id)
+    awaited = sorted(rules.awaited(state))
+    number, active = rules.turn(state)
+    lists = lists_of(info.players, info.status, awaited).get(player_id, frozenset())
+    return {
+        "game_id": game.game_id,
+        "kind": game.kind,
+        "status": info.status,
+        "version": game.version,
+        "seats": [
+            {"seat": seat, "name": name, "mine": seat in mine, "open": seat in info.open_seats}
+            | bot_json(info, seat)
+            for seat, name in enumerate(info.seat_names)
+        ],
+        "my_seats": list(mine),
+        "turn": {"number": number, "seat": active},
+        "awaited": awaited,
+        "awaiting_me": any(seat in mine for seat in awaited) and info.status == "active",
+        "created_at": info.created_at,
+        "updated_at": info.updated_at,
+        "clock": None,
+        "lists": sorted(name for name in lists if name is not None),
     }

@@ -331,7 +331,10 @@ RESPONSES: dict[str, ProblemResponse] = {
     ),
     "Forbidden": ProblemResponse(
         403,
-        ("The token may not do this (another seat, a spectator, a seed without admin token)."),
+        (
+            "The token may not do this (another seat, a spectator, a seed without admin "
+            "token, a seat the player key does not hold)."
+        ),
     ),
     "NotFound": ProblemResponse(
         404,

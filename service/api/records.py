@@ -42,6 +42,7 @@ IMPORT_MAX_BODY = 32 * 1024 * 1024
         "hashes. Check a complete\n"
         "record offline with `python -m service verify RECORD`.\n"
     ),
+    parameters=["PlayerSeat"],
     responses={
         200: ok(
             "The record.",
@@ -61,7 +62,7 @@ IMPORT_MAX_BODY = 32 * 1024 * 1024
             headers={"ETag": "ETag"},
         )
     },
-    problems=["RateLimited", "Unauthorized", "NotFound", "Unavailable"],
+    problems=["RateLimited", "Unauthorized", "NotFound", "Unavailable", "BadRequest", "Forbidden"],
 )
 def get_record(game_id: str) -> Response:
     caller = caller_for(game_id)

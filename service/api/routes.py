@@ -14,6 +14,7 @@ from service.api import (
     games,
     metrics,
     ops,
+    players,
     records,
     rules,
     streams,
@@ -38,10 +39,12 @@ BLUEPRINTS: tuple[Blueprint, ...] = (
     records.blueprint,
     rules.blueprint,
     explanations.blueprint,
+    players.blueprint,
 )
 
 TAGS: tuple[tuple[str, str], ...] = (
     ("games", "Create games (with named or open seats), list them, read one, claim open seats."),
+    ("players", "Players, each with one key for all of its seats, and their games."),
     ("commands", "A seat's commands, checked by the rules and stored as events."),
     ("views", "What the caller may see of a game now or at an earlier version."),
     ("events", "The game's event log, as pages and as a live stream (SSE)."),

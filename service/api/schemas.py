@@ -21,7 +21,7 @@ from domain.common.exact import is_int
 from domain.games import all_games, seat_range
 from service.application.bots import DEFAULT_THINK_MS, MAX_THINK_MS
 from service.application.clocks import EXPIRY_POLICIES, MAX_SECONDS
-from service.store.port import STATUSES
+from service.store.port import PLAYER_ID_PATTERN, PLAYER_LISTS, STATUSES
 from service.text import TEXT_REFUSED, text_problem
 
 MAX_SEED = 2**53 - 1  # the largest integer every JSON client can represent exactly
@@ -142,7 +142,22 @@ class OpenSeatSchema(Schema):
     name = Text(max_length=40, load_default=None)
 
 
-SEAT_TYPES: dict[str, type[Schema]] = {"human": HumanSeatSchema, "open": OpenSeatSchema}
+class PlayerSeatSchema(Schema):
+    """A seat bound to a player (``service.application.players``): its key plays it."""
+
+    class Meta:
+        unknown = RAISE
+
+    type = fields.String(required=True, validate=validate.Equal("player"))
+    player = fields.String(required=True, validate=validate.Regexp(f"^{PLAYER_ID_PATTERN}\\Z"))
+    name = Text(max_length=40, load_default=None)
+
+
+SEAT_TYPES: dict[str, type[Schema]] = {
+    "human": HumanSeatSchema,
+    "open": OpenSeatSchema,
+    "player": PlayerSeatSchema,
+}
 
 _NAME = Text(max_length=40)
 
@@ -253,7 +268,38 @@ class SeatClaimSchema(Schema):
     class Meta:
         unknown = RAISE
 
+    # Required, unless the claim is made with a player key (then the player's name).
+    name = Text(max_length=40, load_default=None, metadata={"component": "SeatName"})
+
+
+class PlayerCreateSchema(Schema):
+    class Meta:
+        unknown = RAISE
+
     name = Text(max_length=40, required=True, metadata={"component": "SeatName"})
+
+
+class PlayerGamesQuerySchema(Schema):
+    class Meta:
+        unknown = RAISE
+
+    filter = fields.String(
+        validate=validate.OneOf(PLAYER_LISTS),
+        load_default=None,
+        metadata={
+            "description": "One of the player's lists: `open` (seats still to claim), `active`, "
+            "`over`, or `awaiting` (active, and a seat of the player is awaited); unset: all."
+        },
+    )
+    cursor = fields.String(
+        validate=validate.Regexp(r"^[!-~]{1,200}\Z"),
+        load_default=None,
+        metadata={
+            "pattern": "^[0-9]{15}:[A-Za-z0-9_-]{1,64}$",
+            "description": "The `next_cursor` of the previous page, passed back unchanged.",
+        },
+    )
+    limit = QueryInteger(validate=validate.Range(min=1, max=GAME_PAGE_MAX), load_default=20)
 
 
 class UndoRequestCreateSchema(Schema):

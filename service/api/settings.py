@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Annotated, Any, Self
+from typing import Annotated, Any, Literal, Self
 
 from pydantic import field_validator
 from pydantic_settings import NoDecode
@@ -74,6 +74,11 @@ class ApiSettings(EnvSettings):
     )
     openapi_path: Path | None = setting(
         None, "The OpenAPI document to serve (unset: the repository's ``openapi.yaml``)."
+    )
+    player_signup: Literal["open", "admin"] = setting(
+        "open",
+        "Who may make players (``POST /players``): ``open``, anyone (limited per client "
+        "address like every request), or ``admin``, the admin token only.",
     )
     request_log: bool = setting(
         True, "Log one JSON line per request (``off``: only the other log lines)."

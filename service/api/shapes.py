@@ -186,7 +186,13 @@ SCHEMAS: dict[str, dict[str, Any]] = {
     },
     "SeatSpec": {
         "description": "A seat of a new game; a bare name is a named (`human`) seat.",
-        "oneOf": [ref("SeatName"), ref("HumanSeat"), ref("OpenSeat"), ref("BotSeatCreate")],
+        "oneOf": [
+            ref("SeatName"),
+            ref("HumanSeat"),
+            ref("OpenSeat"),
+            ref("PlayerSeatCreate"),
+            ref("BotSeatCreate"),
+        ],
     },
     "HumanSeat": {
         "type": "object",
@@ -612,6 +618,7 @@ SCHEMAS: dict[str, dict[str, Any]] = {
                 "type": "string",
                 "description": "The header value to send: `Bearer <token>`.",
             },
+            "player": ref("PlayerId"),
         },
     },
     "BotSeatCreated": {
@@ -658,9 +665,148 @@ SCHEMAS: dict[str, dict[str, Any]] = {
                     "with its claim), a bot seat without one (it never has one).\n"
                 ),
                 "items": {
-                    "oneOf": [ref("SeatToken"), ref("OpenSeatCreated"), ref("BotSeatCreated")]
+                    "oneOf": [
+                        ref("SeatToken"),
+                        ref("OpenSeatCreated"),
+                        ref("BotSeatCreated"),
+                        ref("PlayerSeatCreated"),
+                    ]
                 },
             },
+        },
+    },
+    "PlayerId": {
+        "type": "string",
+        "pattern": "^[0-9a-f]{32}$",
+        "description": "A player's id.",
+    },
+    "PlayerSeatCreate": {
+        "type": "object",
+        "description": (
+            "A seat bound to a player: no seat token comes back, the player's key plays it "
+            "(and lists the game in `GET /players/me/games`). Only that player's key or the "
+            "admin token may bind a seat to a player (else 403); an unknown player is a 400. "
+            "The name defaults to the player's."
+        ),
+        "required": ["type", "player"],
+        "additionalProperties": False,
+        "properties": {
+            "type": {"type": "string", "enum": ["player"]},
+            "player": ref("PlayerId"),
+            "name": ref("SeatName"),
+        },
+    },
+    "PlayerSeatCreated": {
+        "type": "object",
+        "description": "A seat bound to a player; its key plays it (no seat token).",
+        "required": ["seat", "name", "player"],
+        "additionalProperties": False,
+        "properties": {
+            "seat": {"type": "integer", "minimum": 0, "maximum": 3},
+            "name": {"type": "string"},
+            "player": ref("PlayerId"),
+        },
+    },
+    "Player": {
+        "type": "object",
+        "required": ["player_id", "name", "created_at"],
+        "additionalProperties": False,
+        "properties": {
+            "player_id": ref("PlayerId"),
+            "name": {"type": "string"},
+            "created_at": {"type": "string", "format": "date-time"},
+        },
+    },
+    "PlayerCreated": {
+        "type": "object",
+        "required": ["player_id", "name", "created_at", "key", "authorization"],
+        "additionalProperties": False,
+        "properties": {
+            "player_id": ref("PlayerId"),
+            "name": {"type": "string"},
+            "created_at": {"type": "string", "format": "date-time"},
+            "key": {
+                "type": "string",
+                "pattern": "^pk_[0-9a-f]{32}_[A-Za-z0-9_-]{43}$",
+                "description": "The player's secret key; shown only here (only its hash is kept).",
+            },
+            "authorization": {
+                "type": "string",
+                "description": "The header value to send: `Bearer <key>`.",
+            },
+        },
+    },
+    "PlayerGameSeat": {
+        "type": "object",
+        "required": ["seat", "name", "mine", "open"],
+        "additionalProperties": False,
+        "properties": {
+            "seat": {"type": "integer", "minimum": 0, "maximum": 3},
+            "name": {"type": "string"},
+            "mine": {"type": "boolean", "description": "Bound to the calling player."},
+            "open": {"type": "boolean"},
+            "bot": ref("BotSeat"),
+        },
+    },
+    "PlayerGame": {
+        "type": "object",
+        "required": [
+            "game_id",
+            "kind",
+            "status",
+            "version",
+            "seats",
+            "my_seats",
+            "turn",
+            "awaited",
+            "awaiting_me",
+            "created_at",
+            "updated_at",
+            "clock",
+        ],
+        "additionalProperties": False,
+        "properties": {
+            "game_id": ref("GameId"),
+            "kind": ref("Kind"),
+            "status": ref("Status"),
+            "version": {"type": "integer", "minimum": 1},
+            "seats": {"type": "array", "items": ref("PlayerGameSeat")},
+            "my_seats": {"type": "array", "items": {"type": "integer", "minimum": 0, "maximum": 3}},
+            "turn": {
+                "type": "object",
+                "required": ["number", "seat"],
+                "additionalProperties": False,
+                "properties": {
+                    "number": {"type": "integer", "minimum": 0},
+                    "seat": {"type": ["integer", "null"], "minimum": 0, "maximum": 3},
+                },
+            },
+            "awaited": {
+                "type": "array",
+                "description": "The seats whose input the game awaits.",
+                "items": {"type": "integer", "minimum": 0, "maximum": 3},
+            },
+            "awaiting_me": {
+                "type": "boolean",
+                "description": "A seat of the player is awaited (the game is active).",
+            },
+            "created_at": {"type": "string", "format": "date-time"},
+            "updated_at": {"type": "string", "format": "date-time"},
+            "clock": {
+                "description": (
+                    "The awaited seats' time left, for a running game with a turn clock; else null."
+                ),
+                "oneOf": [ref("ClockState"), {"type": "null"}],
+            },
+        },
+    },
+    "PlayerGamePage": {
+        "type": "object",
+        "required": ["items", "next_cursor"],
+        "additionalProperties": False,
+        "properties": {
+            "items": {"type": "array", "items": ref("PlayerGame")},
+            "next_cursor": {"type": ["string", "null"]},
         },
     },
     "GamePage": {

@@ -170,6 +170,7 @@ def stream_gate() -> StreamGate:
         "only its hash is stored. Spectators need no ticket (401).\n"
     ),
     security=[{"bearerAuth": []}],
+    parameters=["PlayerSeat"],
     responses={
         201: ok(
             "A new ticket.",
@@ -177,7 +178,7 @@ def stream_gate() -> StreamGate:
             headers={"Cache-Control": {"schema": {"type": "string", "const": "no-store"}}},
         )
     },
-    problems=["RateLimited", "Unauthorized", "NotFound", "Unavailable"],
+    problems=["RateLimited", "Unauthorized", "NotFound", "Unavailable", "BadRequest", "Forbidden"],
 )
 def create_ticket(game_id: str) -> Response:
     caller = caller_for(game_id)

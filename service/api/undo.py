@@ -26,7 +26,7 @@ def _meta(caller: Caller) -> CommandMeta:
     "listUndoRequests",
     tags=["undo"],
     summary="Every undo request of the game with its status.",
-    parameters=["IfNoneMatch"],
+    parameters=["PlayerSeat", "IfNoneMatch"],
     responses={
         200: ok(
             "The undo requests, oldest first.",
@@ -42,7 +42,15 @@ def _meta(caller: Caller) -> CommandMeta:
             headers={"ETag": "ETag"},
         )
     },
-    problems=["NotModified", "RateLimited", "Unauthorized", "NotFound", "Unavailable"],
+    problems=[
+        "NotModified",
+        "RateLimited",
+        "Unauthorized",
+        "NotFound",
+        "Unavailable",
+        "BadRequest",
+        "Forbidden",
+    ],
 )
 def list_undo_requests(game_id: str) -> Response:
     caller_for(game_id)
@@ -56,9 +64,17 @@ def list_undo_requests(game_id: str) -> Response:
     "getUndoRequest",
     tags=["undo"],
     summary="One undo request.",
-    parameters=["IfNoneMatch"],
+    parameters=["PlayerSeat", "IfNoneMatch"],
     responses={200: ok("The request.", "UndoRequest", headers={"ETag": "ETag"})},
-    problems=["NotModified", "RateLimited", "Unauthorized", "NotFound", "Unavailable"],
+    problems=[
+        "NotModified",
+        "RateLimited",
+        "Unauthorized",
+        "NotFound",
+        "Unavailable",
+        "BadRequest",
+        "Forbidden",
+    ],
 )
 def get_undo_request(game_id: str, request_id: str) -> Response:
     caller_for(game_id)
@@ -82,7 +98,7 @@ def get_undo_request(game_id: str, request_id: str) -> Response:
         "at a time.\n"
     ),
     security=[{"bearerAuth": []}],
-    parameters=["IfMatch", "XRequestId"],
+    parameters=["PlayerSeat", "IfMatch", "XRequestId"],
     request_body=body(
         UndoRequestCreateSchema, example={"to_version": 12, "reason": "I misplaced my farmer"}
     ),
@@ -150,7 +166,7 @@ def request_undo(game_id: str) -> Response:
     summary=("Approve or reject an open undo request (another seat, or the admin token)."),
     description=("The last approval appends the revert event; one rejection closes the request."),
     security=[{"bearerAuth": []}],
-    parameters=["IfMatch", "XRequestId"],
+    parameters=["PlayerSeat", "IfMatch", "XRequestId"],
     request_body=body(UndoAnswerSchema, example={"approve": True}),
     responses={200: ok("The request after the answer.", "UndoRequest", headers={"ETag": "ETag"})},
     problems=[

@@ -29,9 +29,17 @@ blueprint = Blueprint("views", __name__)
         "caller may not see is `null`,\n"
         "and `complete` tells when nothing is hidden.\n"
     ),
-    parameters=["IfNoneMatch"],
+    parameters=["PlayerSeat", "IfNoneMatch"],
     responses={200: ok("The state view.", "StateView", headers={"ETag": "ETag"})},
-    problems=["NotModified", "RateLimited", "Unauthorized", "NotFound", "Unavailable"],
+    problems=[
+        "NotModified",
+        "RateLimited",
+        "Unauthorized",
+        "NotFound",
+        "Unavailable",
+        "BadRequest",
+        "Forbidden",
+    ],
 )
 def get_state(game_id: str) -> Response:
     caller = caller_for(game_id)
@@ -50,7 +58,7 @@ def get_state(game_id: str) -> Response:
         "complete view, in the same shape as `GET "
         "/games/{game_id}/state`)."
     ),
-    parameters=["IfNoneMatch"],
+    parameters=["PlayerSeat", "IfNoneMatch"],
     path_parameters=[
         {
             "name": "version",
@@ -72,6 +80,7 @@ def get_state(game_id: str) -> Response:
         "Unauthorized",
         "NotFound",
         "Unavailable",
+        "Forbidden",
     ],
 )
 def get_state_at(game_id: str, version: int) -> Response:
@@ -91,7 +100,7 @@ def get_state_at(game_id: str, version: int) -> Response:
     "getPending",
     tags=["views"],
     summary="The pending decision; who must act and on what.",
-    parameters=["IfNoneMatch"],
+    parameters=["PlayerSeat", "IfNoneMatch"],
     responses={
         200: ok(
             (
@@ -103,7 +112,15 @@ def get_state_at(game_id: str, version: int) -> Response:
             headers={"ETag": "ETag"},
         )
     },
-    problems=["NotModified", "RateLimited", "Unauthorized", "NotFound", "Unavailable"],
+    problems=[
+        "NotModified",
+        "RateLimited",
+        "Unauthorized",
+        "NotFound",
+        "Unavailable",
+        "BadRequest",
+        "Forbidden",
+    ],
 )
 def get_pending(game_id: str) -> Response:
     caller_for(game_id)
@@ -131,7 +148,7 @@ def get_pending(game_id: str) -> Response:
     tags=["views"],
     summary="Every command the caller's seat may send now, and no other.",
     security=[{"bearerAuth": []}],
-    parameters=["IfNoneMatch"],
+    parameters=["PlayerSeat", "IfNoneMatch"],
     responses={
         200: ok(
             "The legal commands (empty when this seat is not awaited).",
@@ -139,7 +156,15 @@ def get_pending(game_id: str) -> Response:
             headers={"ETag": "ETag"},
         )
     },
-    problems=["NotModified", "RateLimited", "Unauthorized", "Forbidden", "NotFound", "Unavailable"],
+    problems=[
+        "NotModified",
+        "RateLimited",
+        "Unauthorized",
+        "Forbidden",
+        "NotFound",
+        "Unavailable",
+        "BadRequest",
+    ],
 )
 def get_legal_commands(game_id: str) -> Response:
     caller = caller_for(game_id)
@@ -164,9 +189,18 @@ def get_legal_commands(game_id: str) -> Response:
     "getResult",
     tags=["views"],
     summary="Final scoring and places, once the game is over.",
-    parameters=["IfNoneMatch"],
+    parameters=["PlayerSeat", "IfNoneMatch"],
     responses={200: ok("The result.", "ResultView", headers={"ETag": "ETag"})},
-    problems=["NotModified", "RateLimited", "Unauthorized", "NotFound", "Conflict", "Unavailable"],
+    problems=[
+        "NotModified",
+        "RateLimited",
+        "Unauthorized",
+        "NotFound",
+        "Conflict",
+        "Unavailable",
+        "BadRequest",
+        "Forbidden",
+    ],
 )
 def get_result(game_id: str) -> Response:
     caller_for(game_id)

@@ -47,6 +47,7 @@ from service.application.observer import (
     Observer,
     outcome_of,
 )
+from service.application.players import Membership, PlayerGames, lists_of
 from service.application.record import CREATE_GAME
 from service.application.repository import GameRepository, LoadedGame
 from service.application.tokens import derived_tokens, hash_token, new_salt, new_tokens
@@ -133,6 +134,7 @@ class CommandHandler:
         idempotency_ttl_s: int,
         observer: Observer | None = None,
         writes: Observers | None = None,
+        player_games: PlayerGames | None = None,
     ) -> None:
         self._store = store
         self._repository = repository
@@ -141,6 +143,7 @@ class CommandHandler:
         self._idempotency_ttl_s = idempotency_ttl_s
         self._observer: Observer = observer or NullObserver()
         self._writes = Observers() if writes is None else writes
+        self._player_games = player_games
 
     # ------------------------------------------------------------------ creation
     def create_game(  # noqa: PLR0917 (a game's setup, as the API receives it)
@@ -157,8 +160,11 @@ class CommandHandler:
         bots: Mapping[int, BotSeat] | None = None,
         clock: ClockSpec | None = None,
         open_seats: Sequence[int] = (),
+        players: Mapping[int, str] | None = None,
     ) -> LoadedGame:
-        """Create a game. ``open_seats``: seats left for players to claim (the game's
+        """Create a game. ``players``: seats bound to players (``service.application.players``;
+        they get no token, their player's key plays them), in the players' game lists before
+        the write. ``open_seats``: seats left for players to claim (the game's
         status is "open" until every one is claimed; no command is accepted before); their
         entries of ``token_hashes`` are not stored (an open seat's token comes with its
         claim). ``bots``: the seats server-side bots play, which have no token (their
@@ -189,6 +195,10 @@ class CommandHandler:
                 raise FormatError(f"no seat {seat} for a bot", "seats")
             if seat in open_set:
                 raise FormatError(f"seat {seat} cannot be both open and a bot's", "seats")
+        bound = dict(players or {})
+        for seat in bound:
+            if not 0 <= seat < len(names) or seat in open_set or seat in (bots or {}):
+                raise FormatError(f"seat {seat} cannot be bound to a player", "seats")
         normalized = rules.normalize_options(options)
         if seed is None:
             seed = secrets.randbits(63)  # the seed decides the bag: unguessable
@@ -211,13 +221,19 @@ class CommandHandler:
             sorted(open_set),
             bots,
             clock,
+            bound,
         )
         envelopes = self._mapper.envelopes(kind, events, meta, created_at)
         creation = create_command(names, normalized, seed, sorted(open_set))
         start = chain.genesis(game_id, kind, names, normalized)  # the names given here
         sealed = self._mapper.sealed(envelopes, rules.explain(None, events), 1, start, creation)
         self._store.index_game(game_id, created_ms, kind=kind, status=status)
-        tokenless = open_set | set(bots or {})  # a seat to claim, or a bot's
+        membership = Membership(
+            game_id, created_ms, {}, lists_of(bound, status, rules.awaited(state))
+        )
+        if bound and self._player_games is not None:
+            self._player_games.entering(membership)
+        tokenless = open_set | set(bots or {}) | set(bound)  # to claim, a bot's, a player's
         tokens = {digest: seat for seat, digest in enumerate(token_hashes) if seat not in tokenless}
         try:
             result = self._store.append(game_id, sealed.events, 0, info=info, seat_tokens=tokens)
@@ -227,6 +243,9 @@ class CommandHandler:
         game = LoadedGame(
             game_id, kind, rules, state, result.last, game_info(record), head=sealed.head
         )
+        if bound and self._player_games is not None:
+            with contextlib.suppress(StoreUnavailable):  # stored: listing repairs the rest
+                self._player_games.left(membership)
         stored = self._mapper.appended(game_id, result, sealed, events)
         self._writes.appended(Write(game, result.first, tuple(stored), result.webhooks))
         return game
@@ -243,6 +262,7 @@ class CommandHandler:
         clock: ClockSpec | None = None,
         *,
         open_seats: Sequence[int] = (),
+        players: Mapping[int, str] | None = None,
     ) -> CreatedGame:
         """Create a game and its named seats' tokens (returned once; only hashes are
         stored); ``open_seats`` are left for players to claim (``SeatClaims``).
@@ -266,8 +286,9 @@ class CommandHandler:
                 bots=bots,
                 clock=clock,
                 open_seats=open_seats,
+                players=players,
             )
-            return CreatedGame(game, _named(tokens, open_seats, bots), replayed=False)
+            return CreatedGame(game, _named(tokens, open_seats, bots, players), replayed=False)
         body: dict[str, Any] = {"seats": list(seat_names), "options": dict(options), "seed": seed}
         if open_seats:
             body["open_seats"] = sorted(open_seats)
@@ -275,6 +296,8 @@ class CommandHandler:
             body["bots"] = {str(seat): bots[seat].to_json() for seat in sorted(bots)}
         if clock is not None:
             body["clock"] = clock.to_json()
+        if players:
+            body["players"] = {str(seat): players[seat] for seat in sorted(players)}
         digest = command_hash(kind, body, meta.actor)
         proposal = {
             "hash": digest,
@@ -300,12 +323,13 @@ class CommandHandler:
                 bots=bots,
                 clock=clock,
                 open_seats=open_seats,
+                players=players,
             )
         except GameExists:
             self._observer.idempotent_replay(kind)
             game = self._repository.get(game_id)
-            return CreatedGame(game, _named(tokens, open_seats, bots), replayed=True)
-        return CreatedGame(game, _named(tokens, open_seats, bots), replayed=False)
+            return CreatedGame(game, _named(tokens, open_seats, bots, players), replayed=True)
+        return CreatedGame(game, _named(tokens, open_seats, bots, players), replayed=False)
 
     # ------------------------------------------------------------------ commands
     def handle(
@@ -461,6 +485,9 @@ class CommandHandler:
         # and repairs an entry that disagrees with the game's info (GameQueries).
         if status != before:
             self._store.index_game(game.game_id, created_ms, kind=game.kind, status=status)
+        player_games, membership = self._player_games, self._membership(game, state, status)
+        if player_games is not None and membership is not None:
+            player_games.entering(membership)
         try:
             result = self._store.append(
                 game.game_id, sealed.events, game.version, idempotency=idempotency, info=info_fields
@@ -474,6 +501,9 @@ class CommandHandler:
                 self._store.unindex_game(
                     game.game_id, created_ms, [(None, before), (game.kind, before)]
                 )
+        if player_games is not None and membership is not None and not result.replayed:
+            with contextlib.suppress(StoreUnavailable):  # stored: listing repairs the rest
+                player_games.left(membership)
         if result.replayed:  # a concurrent twin with the same key won the race
             self._observer.idempotent_replay(game.kind)
             return self._outcome_of_replay(game.game_id, result)
@@ -494,6 +524,21 @@ class CommandHandler:
         write = Write(after, result.first, tuple(stored), result.webhooks, tuple(awaiting))
         self._writes.appended(write)
         return CommandOutcome(after, stored, replayed=False, webhooks=result.webhooks)
+
+    def _membership(self, game: LoadedGame, state: Any, status: str) -> Membership | None:
+        """How an append leading ``game`` to ``state`` moves it in its players' lists
+        (None: it has no players, or nothing moves)."""
+        players = game.info.players
+        if not players or self._player_games is None:
+            return None
+        rules = game.rules
+        change = Membership(
+            game.game_id,
+            game.info.created_ms,
+            lists_of(players, game.info.status, rules.awaited(game.state)),
+            lists_of(players, status, rules.awaited(state)),
+        )
+        return change if change.changed else None
 
     def _command(
         self, kind: str, command: Mapping[str, Any] | object, meta: CommandMeta
@@ -573,10 +618,13 @@ class CommandHandler:
 
 
 def _named(
-    tokens: Sequence[str], open_seats: Sequence[int], bots: Mapping[int, BotSeat] | None
+    tokens: Sequence[str],
+    open_seats: Sequence[int],
+    bots: Mapping[int, BotSeat] | None,
+    players: Mapping[int, str] | None = None,
 ) -> tuple[str | None, ...]:
-    """The tokens of the named seats; None for the open ones and the bots'."""
-    tokenless = set(open_seats) | set(bots or {})
+    """The tokens of the named seats; None for the open ones, the bots' and the players'."""
+    tokenless = set(open_seats) | set(bots or {}) | set(players or {})
     return tuple(None if seat in tokenless else token for seat, token in enumerate(tokens))
 
 

@@ -21,13 +21,16 @@ from service.application.explanations import Explainer
 from service.application.lobby import SeatClaims
 from service.application.mapper import EventMapper
 from service.application.observer import Observer
+from service.application.players import PlayerGames, Players
 from service.application.queries import GameQueries
 from service.application.repository import GameRepository
 from service.application.undo import UndoWorkflow
 from service.application.writes import Observers, WriteObserver
 from service.config import DEFAULT_IDEMPOTENCY_TTL_S, StoreSettings
 from service.store.connect import StoreConnection, connect
-from service.store.port import EventStore, SnapshotStore
+from service.store.memory import InMemoryPlayerStore
+from service.store.port import EventStore, PlayerStore, SnapshotStore
+from service.store.redis_players import RedisPlayerStore
 
 
 def utc_now() -> datetime:
@@ -47,6 +50,7 @@ class GameService:
         cache_size: int = 0,
         observer: Observer | None = None,
         writes: Sequence[WriteObserver] = (),
+        players: PlayerStore | None = None,
     ) -> None:
         if games is None:
             from domain.games import all_games
@@ -68,6 +72,10 @@ class GameService:
             cache_size=cache_size,
             observer=observer,
         )
+        # Players and their game lists (in memory unless a store is given).
+        player_store = InMemoryPlayerStore() if players is None else players
+        self.players = Players(player_store, clock)
+        self.player_games = PlayerGames(player_store)
         self.commands = CommandHandler(
             store,
             self.repository,
@@ -76,6 +84,7 @@ class GameService:
             idempotency_ttl_s=idempotency_ttl_s,
             observer=observer,
             writes=self.writes,
+            player_games=self.player_games,
         )
         self.queries = GameQueries(store, snapshots, rules, self.repository, mapper, clock)
         self.undo = UndoWorkflow(store, self.repository, self.queries, self.commands)
@@ -86,6 +95,7 @@ class GameService:
             clock,
             idempotency_ttl_s=idempotency_ttl_s,
             writes=self.writes,
+            player_games=self.player_games,
         )
         self.explainer = Explainer(store, self.repository, mapper)
         self.archive = GameArchive(
@@ -126,5 +136,6 @@ def build_service(
         idempotency_ttl_s=settings.idempotency_ttl_s,
         cache_size=cache_size,
         observer=observer,
+        players=RedisPlayerStore(connection.client, prefix=settings.key_prefix),
     )
     return service, connection

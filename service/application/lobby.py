@@ -35,6 +35,7 @@ from service.application.mapper import (
     StoredEvent,
     open_seats_field,
 )
+from service.application.players import Membership, PlayerGames, lists_of, players_field
 from service.application.record import CLAIM_SEAT
 from service.application.repository import GameRepository, LoadedGame
 from service.application.tokens import derived_token, hash_token, new_salt, new_tokens
@@ -77,7 +78,9 @@ class SeatClaims:
         *,
         idempotency_ttl_s: int,
         writes: Observers | None = None,
+        player_games: PlayerGames | None = None,
     ) -> None:
+        self._player_games = player_games
         self._store = store
         self._repository = repository
         self._mapper = mapper
@@ -92,14 +95,18 @@ class SeatClaims:
         name: str,
         meta: CommandMeta,
         idempotency_key: str | None = None,
+        *,
+        player: str | None = None,
     ) -> ClaimedSeat:
-        """Claim open seat ``seat`` for a player called ``name``: GameNotFound,
+        """Claim open seat ``seat`` for a player called ``name`` (bound to the player
+        ``player``, if given: ``service.application.players``): GameNotFound,
         SeatNotFound (no such seat), SeatNotOpen (named at creation or claimed already),
         IdempotencyConflict (the key was used for another claim)."""
         if not name.strip():
             raise FormatError("a seat's name must not be empty", "name")
         record = self._repository.record(game_id)
-        digest = command_hash(record.fields["kind"], {"claim": seat, "name": name}, _CLAIM_ACTOR)
+        claimed = {"claim": seat, "name": name} | ({} if player is None else {"player": player})
+        digest = command_hash(record.fields["kind"], claimed, _CLAIM_ACTOR)
         idempotency = None
         if idempotency_key is None:
             token = new_tokens(1)[0]
@@ -112,7 +119,7 @@ class SeatClaims:
         for _ in range(MAX_ATTEMPTS):
             game = self._repository.get(game_id)
             try:
-                return self._append(game, seat, name, token, meta, idempotency)
+                return self._append(game, seat, name, token, meta, idempotency, player)
             except (ConcurrencyError, SeatNotOpen):
                 # The game moved on: a twin of this request (same key) may be what moved
                 # it, and then its outcome is the answer; else look again, or the seat
@@ -164,6 +171,7 @@ class SeatClaims:
         token: str,
         meta: CommandMeta,
         idempotency: Idempotency | None,
+        player: str | None = None,
     ) -> ClaimedSeat:
         info = game.info
         if not 0 <= seat < len(info.seat_names):
@@ -184,6 +192,16 @@ class SeatClaims:
             "status": status,
             "updated_at": recorded_at,
         }
+        players = dict(info.players)
+        if player is not None:
+            players[seat] = player
+            fields["players"] = players_field(players)
+        membership = Membership(
+            game.game_id,
+            info.created_ms,
+            lists_of(info.players, info.status, rules.awaited(game.state)),
+            lists_of(players, status, rules.awaited(state)),
+        )
         start_version = info.start_version
         if not still_open:
             start_version = version  # the game starts here: no undo reaches before it
@@ -196,6 +214,8 @@ class SeatClaims:
         created_ms = info.created_ms
         if status != info.status:  # indexed before it is true, unindexed after (as appends)
             self._store.index_game(game.game_id, created_ms, kind=game.kind, status=status)
+        if self._player_games is not None and membership.changed:
+            self._player_games.entering(membership)
         result = self._store.append(
             game.game_id,
             sealed.events,
@@ -210,6 +230,9 @@ class SeatClaims:
             )
             if replayed is not None:
                 return replayed
+        if self._player_games is not None and membership.changed:
+            with contextlib.suppress(StoreUnavailable):  # stored: listing repairs the rest
+                self._player_games.left(membership)
         if status != info.status:
             with contextlib.suppress(StoreUnavailable):  # stored: listing repairs the rest
                 self._store.unindex_game(
@@ -224,6 +247,7 @@ class SeatClaims:
                 "updated_at": recorded_at,
                 "version": result.last,
                 "start_version": start_version,
+                "players": players,
             }
         )
         after = LoadedGame(

@@ -53,6 +53,7 @@ from domain.common.protocol import GameRules
 from service.application.bots import BotSeat, bots_field, parse_bots
 from service.application.chain import COMMAND_KEY, HASH_KEY, TRAIL_KEY, link_of
 from service.application.clocks import ClockSpec, clock_field, parse_clock
+from service.application.players import parse_players, players_field
 from service.events import (
     SERVICE_EVENT_TYPES,
     SERVICE_EVENTS,
@@ -130,6 +131,7 @@ class GameInfo:
     open_seats: tuple[int, ...] = ()
     bots: Mapping[int, BotSeat] = field(default_factory=dict)  # seat → its bot (bots.py)
     clock: ClockSpec | None = None  # the time control (clocks.py)
+    players: Mapping[int, str] = field(default_factory=dict)  # seat → its player (players.py)
 
 
 class Sealed(NamedTuple):
@@ -285,9 +287,12 @@ def new_info(  # noqa: PLR0917 (the fields of a new game's info)
     open_seats: Sequence[int] = (),
     bots: Mapping[int, BotSeat] | None = None,
     clock: ClockSpec | None = None,
+    players: Mapping[int, str] | None = None,
 ) -> dict[str, str]:
     """The info record that a game's creation writes."""
     extra = {"bots": bots_field(bots)} if bots else {}
+    if players:
+        extra["players"] = players_field(players)
     if clock is not None:
         extra["clock"] = clock_field(clock)
     return {
@@ -330,6 +335,7 @@ def game_info(record: GameRecord) -> GameInfo:
         open_seats=tuple(json.loads(fields.get("open_seats", "[]"))),
         bots=parse_bots(fields.get("bots")),
         clock=parse_clock(fields.get("clock")),
+        players=parse_players(fields.get("players")),
     )
 
 

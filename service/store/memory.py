@@ -24,6 +24,8 @@ from service.store.port import (
     GameRecord,
     Idempotency,
     NewEvent,
+    PlayerRecord,
+    PlayerStore,
     RecordedEvent,
     Snapshot,
     SnapshotStore,
@@ -33,6 +35,7 @@ from service.store.port import (
     WebhookStore,
     check_append,
     check_game_id,
+    check_player_id,
     index_filters,
     index_member,
     parse_member,
@@ -426,3 +429,56 @@ class InMemoryAuditLog(AuditLog):
     def read(self) -> AuditSummary:
         with self._lock:
             return self._summary
+
+
+class InMemoryPlayerStore(PlayerStore):
+    def __init__(self) -> None:
+        self._players: dict[str, PlayerRecord] = {}
+        self._lists: dict[tuple[str, str | None], set[str]] = {}
+        self._lock = threading.Lock()
+
+    def create(self, record: PlayerRecord) -> bool:
+        check_player_id(record.player_id)
+        with self._lock:
+            if record.player_id in self._players:
+                return False
+            self._players[record.player_id] = record
+            return True
+
+    def get(self, player_id: str) -> PlayerRecord | None:
+        check_player_id(player_id)
+        with self._lock:
+            return self._players.get(player_id)
+
+    def add_game(
+        self, player_id: str, game_id: str, created_ms: int, lists: Sequence[str | None]
+    ) -> None:
+        check_player_id(player_id)
+        check_game_id(game_id)
+        with self._lock:
+            for which in lists:
+                self._lists.setdefault((player_id, which), set()).add(
+                    index_member(created_ms, game_id)
+                )
+
+    def remove_game(
+        self, player_id: str, game_id: str, created_ms: int, lists: Sequence[str | None]
+    ) -> None:
+        check_player_id(player_id)
+        with self._lock:
+            for which in lists:
+                self._lists.get((player_id, which), set()).discard(
+                    index_member(created_ms, game_id)
+                )
+
+    def list_games(
+        self, player_id: str, which: str | None, cursor: str | None, limit: int
+    ) -> tuple[list[tuple[int, str]], str | None]:
+        check_player_id(player_id)
+        with self._lock:
+            newest_first = sorted(self._lists.get((player_id, which), set()), reverse=True)
+        if cursor is not None:
+            newest_first = [m for m in newest_first if m < cursor]
+        page = newest_first[:limit]
+        next_cursor = page[-1] if len(page) == limit else None
+        return [parse_member(m) for m in page], next_cursor

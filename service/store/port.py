@@ -432,3 +432,68 @@ class AuditLog(ABC):
 
     @abstractmethod
     def read(self) -> AuditSummary: ...
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerRecord:
+    """A player (``service.application.players``): an id, a display name, the SHA-256 of
+    the player's secret key (the key itself is never stored) and when it was made."""
+
+    player_id: str
+    name: str
+    key_hash: str
+    created_at: str
+
+
+# A player's game lists besides "all": by status, and those awaiting one of its seats.
+PLAYER_LISTS = ("open", "active", "over", "awaiting")
+
+# A player id: 32 lowercase hex digits (a UUID's), safe in a Redis hash tag.
+PLAYER_ID_PATTERN = "[0-9a-f]{32}"
+_PLAYER_ID_RE = re.compile(PLAYER_ID_PATTERN)
+
+
+def check_player_id(player_id: str) -> str:
+    if not isinstance(player_id, str) or _PLAYER_ID_RE.fullmatch(player_id) is None:
+        raise FormatError(f"a player id is 32 hex digits, not {player_id!r}", "player_id")
+    return player_id
+
+
+class PlayerStore(ABC):
+    """Players and the games they hold seats in.
+
+    A player's games are an index (``add_game``), written *before* the append that binds
+    the player's seat (a game's creation or an open seat's claim), as the game index is:
+    an entry whose game never got written is dropped when listed, so an acknowledged
+    binding is always listed. The bindings themselves live in the game's info record
+    (``players``), written atomically with the game, so the index can be rebuilt from the
+    games (``service.application.players.Players.reindex``)."""
+
+    @abstractmethod
+    def create(self, record: PlayerRecord) -> bool:
+        """Store a new player; False (and nothing changes) if the id is taken."""
+
+    @abstractmethod
+    def get(self, player_id: str) -> PlayerRecord | None: ...
+
+    @abstractmethod
+    def add_game(
+        self, player_id: str, game_id: str, created_ms: int, lists: Sequence[str | None]
+    ) -> None:
+        """Add a game to the player's game lists named in ``lists`` (None: all of the
+        player's games; else one of ``PLAYER_LISTS``), ordered by creation time; twice
+        changes nothing."""
+
+    @abstractmethod
+    def remove_game(
+        self, player_id: str, game_id: str, created_ms: int, lists: Sequence[str | None]
+    ) -> None:
+        """Remove a game from the player's game lists named in ``lists``."""
+
+    @abstractmethod
+    def list_games(
+        self, player_id: str, which: str | None, cursor: str | None, limit: int
+    ) -> tuple[list[tuple[int, str]], str | None]:
+        """``(created_ms, game_id)`` of one of the player's game lists (``which``: None for
+        all), newest first, after ``cursor`` (an ``index_member``), and the next cursor
+        (None at the end). O(log n + limit)."""

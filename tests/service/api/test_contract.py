@@ -28,7 +28,7 @@ def _app_routes(app: Flask) -> set[tuple[str, str]]:
     routes = set()
     for rule in app.url_map.iter_rules():
         path = _CONVERTER.sub(r"{\1}", rule.rule)
-        if rule.endpoint == "static" or path.startswith(("/docs", "/play")):
+        if rule.endpoint == "static" or contract.undocumented(path):
             continue
         for method in rule.methods or ():
             if method.lower() in SPEC_METHODS:
