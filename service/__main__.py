@@ -12,7 +12,8 @@
   ``service.jobs.worker``. ``api`` on the embedded Redis runs one beside it (a child
   process, restarted if it dies, stopped with the API; ``TIGRIS_EMBEDDED_WORKER=0``: not).
 - ``rebuild-index``: recreate the game listing indexes from the games' info hashes
-  (``RedisEventStore.rebuild_index``), on the same Redis the API would use.
+  (``RedisEventStore.rebuild_index``), then the players' game lists from the games with
+  players (``PlayerGames.rebuild``), on the same Redis the API would use.
 - ``verify RECORD``: check a game record (``GET /games/{id}/record``) offline
   (``service.verify``).
 
@@ -41,7 +42,7 @@ from service.embedded_redis import EmbeddedRedis, RedisSupervisor
 from service.jobs.embedded import WorkerProcess
 from service.jobs.settings import JobSettings
 from service.settings import problems
-from service.store.connect import check_store, connect
+from service.store.connect import StoreConnection, check_store, connect
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -121,10 +122,31 @@ def rebuild_index() -> int:
     connection = connect()
     try:
         count = connection.events.rebuild_index()
+        entries = rebuild_player_lists(connection)
     finally:
         connection.close()
-    print(f"indexed {count} games", flush=True)
+    print(f"indexed {count} games ({entries} player entries)", flush=True)
     return 0
+
+
+def rebuild_player_lists(connection: StoreConnection, page: int = 200) -> int:
+    """The players' game lists written again from the games that have players (after the
+    game index is whole again: it is how the games are found)."""
+    from service.application.game_service import GameService
+    from service.store.redis_players import RedisPlayerStore
+
+    settings = StoreSettings.from_env()
+    players = RedisPlayerStore(connection.client, prefix=settings.key_prefix)
+    service = GameService(connection.events, connection.snapshots, players=players)
+    entries, cursor = 0, None
+    while True:
+        ids, cursor = connection.events.list_game_ids(cursor, page)
+        infos = connection.events.infos(ids)
+        bound = [r.game_id for r in infos if r is not None and r.fields.get("players")]
+        games = (service.repository.get(game_id) for game_id in bound)
+        entries += service.player_games.rebuild(games)
+        if cursor is None:
+            return entries
 
 
 def run_worker() -> int:

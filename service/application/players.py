@@ -15,8 +15,8 @@ rule of the game index: an entry is added *before* the append that makes it true
 removed only *after* the append that makes it false, so an acknowledged change is never
 missing from a list (``PlayerGames.entering`` / ``left``). An entry that is no longer true
 (the process died between an append and its removal) is skipped, and removed, when listed.
-The games' info records are the source of truth: ``PlayerGames.reindex`` rebuilds one
-player's lists from its games.
+The games' info records are the source of truth: ``PlayerGames.rebuild`` writes the lists
+again from the games (``python -m service rebuild-index`` does, after the game index).
 """
 
 from __future__ import annotations
@@ -29,10 +29,13 @@ import uuid
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from service.application.tokens import TOKEN_BYTES, hash_token
 from service.store.port import PlayerRecord, PlayerStore
+
+if TYPE_CHECKING:
+    from service.application.repository import LoadedGame
 
 KEY_PREFIX = "pk_"
 _KEY = re.compile(r"pk_([0-9a-f]{32})_([A-Za-z0-9_-]{43})\Z")
@@ -151,14 +154,19 @@ class PlayerGames:
                     player, change.game_id, change.created_ms, sorted_lists(gone)
                 )
 
-    def reindex(self, player_id: str, games: Iterable[tuple[int, str, Lists]]) -> int:
-        """Rebuild ``player_id``'s lists from ``games`` (``(created_ms, game_id, lists)``
-        of every game of the player, read from their info records); returns the count."""
+    def rebuild(self, games: Iterable[LoadedGame]) -> int:
+        """Write every player's lists again from ``games`` (their info and state: the source
+        of truth), after losing them; returns how many (game, player) entries. It only adds
+        (an entry that is no longer true is skipped when listed), so it is safe to run
+        while the service writes, and to run again."""
         count = 0
-        for created_ms, game_id, lists in games:
-            mine = lists.get(player_id)
-            if mine:
-                self.store.add_game(player_id, game_id, created_ms, sorted_lists(mine))
+        for game in games:
+            info = game.info
+            if not info.players:
+                continue
+            lists = lists_of(info.players, info.status, game.rules.awaited(game.state))
+            for player, mine in lists.items():
+                self.store.add_game(player, game.game_id, info.created_ms, sorted_lists(mine))
                 count += 1
         return count
 

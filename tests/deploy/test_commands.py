@@ -24,11 +24,13 @@ from domain.common.autoplay import choose_command
 from service.application.game_service import GameService
 from service.application.mapper import CommandMeta, GameInfo
 from service.embedded_redis import EmbeddedRedis
-from service.store.port import STATUSES
+from service.store.port import PLAYER_LISTS, STATUSES
+from service.store.redis_players import RedisPlayerStore
 from service.store.redis_streams import RedisEventStore, RedisSnapshotStore
 from tests.deploy.files import HEALTHCHECK, ROOT
 
 ADMIN = CommandMeta(command_id="deploy-test", actor="admin", seat=None)
+ANN = "a" * 32  # a player id
 # Settings a developer may have exported that would send a subprocess elsewhere.
 _OWN_SETTINGS = ("REDIS_URL", "RQ_REDIS_URL", "TIGRIS_REDIS_DIR", "TIGRIS_KEY_PREFIX")
 
@@ -74,9 +76,9 @@ def listings(service: GameService) -> dict[tuple[str | None, str | None], list[G
 
 def create_games(service: GameService) -> None:
     """Two games of each kind, one board game played to its end (so ``status=over`` lists
-    something)."""
+    something); Ann (a player) holds seat 0 of each."""
     ids = [
-        service.commands.create_game(kind, ["Ann", "Bob"], {}, n, ADMIN).game_id
+        service.commands.create_game(kind, ["Ann", "Bob"], {}, n, ADMIN, players={0: ANN}).game_id
         for n, kind in enumerate(("board", "cards", "board", "cards"))
     ]
     rng = random.Random(12)
@@ -89,8 +91,17 @@ def create_games(service: GameService) -> None:
         game = service.commands.handle(ids[0], command, meta=meta).game
 
 
+def player_lists(service: GameService) -> dict[str | None, list[tuple[int, str]]]:
+    """Ann's game lists, whole."""
+    store = service.player_games.store
+    return {which: store.list_games(ANN, which, None, 200)[0] for which in (None, *PLAYER_LISTS)}
+
+
 def delete_indexes(client: redis.Redis, prefix: str) -> int:
     keys = list(client.scan_iter(match=f"{prefix}:games*"))
+    players = list(client.scan_iter(match=f"{prefix}:{{player:*"))
+    if players:
+        client.delete(*players)
     assert keys, "the games were indexed"
     deleted: int = client.delete(*keys)
     return deleted
@@ -102,9 +113,12 @@ def test_rebuild_index_restores_every_listing_on_the_configured_redis(
     service = GameService(
         RedisEventStore(redis_client, prefix=key_prefix),
         RedisSnapshotStore(redis_client, prefix=key_prefix),
+        players=RedisPlayerStore(redis_client, prefix=key_prefix),
     )
     create_games(service)
     before = listings(service)
+    mine = player_lists(service)
+    assert len(mine[None]) == 4 and len(mine["over"]) == 1 and len(mine["active"]) == 3
     assert len(before[(None, "over")]) == 1 and len(before[(None, None)]) == 4
     # Every game; 2 kinds; 2 statuses; board+active, board+over, cards+active.
     assert delete_indexes(redis_client, key_prefix) == 8
@@ -115,8 +129,9 @@ def test_rebuild_index_restores_every_listing_on_the_configured_redis(
     )
 
     assert done.returncode == 0, done.stderr
-    assert done.stdout.strip() == "indexed 4 games"
+    assert done.stdout.strip() == "indexed 4 games (4 player entries)"
     assert listings(service) == before
+    assert player_lists(service) == mine
 
 
 def test_rebuild_index_on_the_embedded_redis_of_a_single_box(tmp_path: Path) -> None:
@@ -134,7 +149,7 @@ def test_rebuild_index_on_the_embedded_redis_of_a_single_box(tmp_path: Path) -> 
     done = run_service(["rebuild-index"], clean_env(TIGRIS_REDIS_DIR=str(data)))
 
     assert done.returncode == 0, done.stderr
-    assert done.stdout.strip() == "indexed 4 games"
+    assert done.stdout.strip() == "indexed 4 games (4 player entries)"
     assert not (data / "redis.url").exists()  # the server it started is stopped again
     with EmbeddedRedis(data, appendfsync="always") as server:
         client = server.client(decode_responses=True)

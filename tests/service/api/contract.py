@@ -46,6 +46,7 @@ UNDOCUMENTED_PATHS = frozenset({"/docs", "/play"})
 def undocumented(path: str) -> bool:
     return path in UNDOCUMENTED_PATHS or path.startswith(UNDOCUMENTED_PREFIXES)
 
+
 _SERVICES: set[str] = set()  # base URLs (scheme://host:port) of the services tests started
 _SERVICES_LOCK = threading.Lock()
 _ALLOWED: contextvars.ContextVar[list[str] | None] = contextvars.ContextVar(
