@@ -92,7 +92,11 @@ def identify(
     game_id: str | None,
     players: PlayerSeats | None = None,
 ) -> Caller:
-    """The caller of this request. Without a token: a spectator. An unknown token: 401."""
+    """The caller of this request. Without a token: a spectator. An unknown token: 401.
+    A request of a game may name a seat (``?seat=``, a player key's choice): a value that
+    is no seat number is a 400 whoever asks; other callers than player keys ignore it."""
+    if game_id is not None:
+        _seat_param()
     token = bearer_token()
     if token is None:
         return Caller()

@@ -2,7 +2,8 @@
 
 Seat tokens exist only in the answer to ``POST /games``, so an auth provider hands out the
 right credentials: for a game it has seen created, the token of the seat whose input is
-awaited (else seat 0); for everything else the admin token. Because the credentials are
+awaited (else seat 0); for ``/players/me…`` a player's key; for everything else the admin
+token. Because the credentials are
 supplied by a provider, schemathesis' ``ignored_auth`` check treats them as valid and probes
 the endpoints without and with wrong credentials, which must fail with 401/403.
 
@@ -23,6 +24,7 @@ import schemathesis
 from schemathesis.core.parameters import ParameterLocation
 
 TOKENS: dict[str, list[str]] = {}
+PLAYER: list[str] = []  # a player's key, for the player's own resources
 VERSION_BEFORE: dict[int, int | None] = {}  # id(case) -> the game's version before sending it
 COMMANDS_PATH = "/games/{game_id}/commands"
 BASE_URL = os.environ.get("TIGRIS_TEST_BASE_URL", "http://127.0.0.1:8000")
@@ -52,9 +54,19 @@ def after_call(context: Any, case: Any, response: Any) -> None:
             tokens[body["seat"]["seat"]] = body["seat"]["token"]
 
 
+def _player_key() -> str:
+    """One player's key, made on first use (for ``/players/me``)."""
+    if not PLAYER:
+        made = requests.post(f"{BASE_URL}/players", json={"name": "Fuzz"}, timeout=10)
+        PLAYER.append(made.json()["key"])
+    return PLAYER[0]
+
+
 @schemathesis.auth(refresh_interval=None)
 class SeatTokens:
     def get(self, case: Any, context: Any) -> str:
+        if case.path.startswith("/players/me"):
+            return _player_key()
         game_id = (case.path_parameters or {}).get("game_id")
         tokens = TOKENS.get(game_id) if isinstance(game_id, str) else None
         if not tokens:
