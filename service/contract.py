@@ -472,6 +472,8 @@ def _marshmallow_plugin() -> MarshmallowPlugin:
             if isinstance(kinds, list) and "null" in kinds:
                 rest = [kind for kind in kinds if kind != "null"]
                 ret["type"] = rest[0] if len(rest) == 1 else rest
+            if None in ret.get("enum", ()):
+                ret["enum"] = [value for value in ret["enum"] if value is not None]
         return {}
 
     def init(spec: APISpec) -> None:
