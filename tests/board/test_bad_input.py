@@ -12,9 +12,9 @@ from hypothesis import strategies as st
 from domain.board import RULES, dump_position, fold, format_board, load_position, parse_board
 from domain.board.commands import PlaceTile
 from domain.board.notation import LETTERS
-from domain.common.autoplay import play_random_game
 from domain.common.colours import Colour
 from domain.common.errors import FormatError, RulesError
+from tests.autoplay import play_random_game
 
 GAME = play_random_game(RULES, 3, 12, keep_states=True)
 POSITIONS = [s for i, s in enumerate(GAME.states) if i % 25 == 0 or s.decision != "action"]
