@@ -72,7 +72,7 @@ PENDING: JSON = record(
         "unification": SQUARE,
         "turn": INTEGER,
         "active": SEAT,
-        "actions_done": COUNT,
+        "actions_left": COUNT,
     },
     optional=(
         "conflict",
@@ -85,7 +85,7 @@ PENDING: JSON = record(
         "unification",
         "turn",
         "active",
-        "actions_done",
+        "actions_left",
     ),
     description="Who is awaited, on what decision, and its details.",
 )

@@ -17,15 +17,14 @@ from domain.board.geometry import coords
 from domain.board.model import (
     CATASTROPHE,
     CHOOSE_WAR,
+    COMMIT,
     DYNASTIES,
     FACE_DOWN,
     FACE_UP,
     MONUMENT,
     MONUMENTS,
     OVER,
-    REVOLT_SUPPORT,
     TREASURE,
-    WAR_SUPPORT,
     State,
 )
 from domain.board.notation import format_board
@@ -77,7 +76,7 @@ def pending(state: State) -> JSON:
         "decision": state.decision,
     }
     d = state.decision
-    if d in (REVOLT_SUPPORT, WAR_SUPPORT):
+    if d == COMMIT:
         out["conflict"] = conflict_json(state)
         if state.wars:
             out["wars"] = [str(COLOURS[c]) for c in state.wars]
@@ -97,7 +96,7 @@ def pending(state: State) -> JSON:
     if d not in (OVER,):
         out["turn"] = state.turn
         out["active"] = state.active
-        out["actions_done"] = state.actions
+        out["actions_left"] = state.actions_left
     return out
 
 
