@@ -138,7 +138,9 @@ def position_from_view(view: Mapping[str, Any], rng: random.Random) -> dict[str,
         agenda = pending_agenda(
             active=view["active"],
             conflict=None if raw_conflict is None else read_conflict(raw_conflict, n),
-            wars=tuple(read_colour(c, "wars") for c in pending.get("wars", [])),
+            wars=tuple(
+                read_colour(c, "wars") for c in pending.get("colours", pending.get("wars", []))
+            ),
             placed=square(*view["unification"]) if fighting else -1,
             candidates=tuple(square(*at) for at in pending.get("squares", []))
             if decision == "monument"

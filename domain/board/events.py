@@ -110,12 +110,11 @@ class Passed(Event):
 @EVENTS.register("SupportCommitted", 2)
 @dataclass(frozen=True, slots=True)
 class SupportCommitted(Event):
-    """``seat`` committed ``count`` tiles of ``colour`` to the conflict (B-REVOLT-3, B-WAR-5),
-    named as the card game's ``CardsCommitted``.
+    """``seat`` committed ``count`` tiles of ``colour`` to the conflict (B-REVOLT-3, B-WAR-5):
+    red in a revolt, the war's colour in a war; null in games stored before it was recorded.
 
-    Version 2 records the ``colour`` (red in a revolt, the war's colour in a war); version 1
-    did not, and is read with ``colour`` null: the fold takes the colour from the conflict
-    either way, so a stored game folds as it was played."""
+    Version 2 added the colour; version 1 is read with ``colour`` null. The fold takes the
+    colour from the conflict either way, so a stored game folds as it was played."""
 
     seat: int
     colour: Colour | None
