@@ -23,8 +23,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from service.api import create_app  # noqa: E402
-from service.embedded_redis import EmbeddedRedis  # noqa: E402
+from service.api import create_app
+from service.embedded_redis import EmbeddedRedis
 
 PROJECT = ("domain", "service")
 ADMIN = "admin-" + "x" * 40
