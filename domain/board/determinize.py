@@ -152,7 +152,7 @@ def position_from_view(view: Mapping[str, Any], rng: random.Random) -> dict[str,
         "version": VERSION,
         "seats": [s["name"] for s in seats],
         "seed": 0,
-        "start_player": 0,
+        "start_player": view["start_player"],
         "options": {k: v for k, v in view["options"].items() if v},  # as the game stores them
         "board": view["board"],
         "hands": hands,
