@@ -40,7 +40,7 @@ from domain.board.events import (
     WarChosen,
 )
 from domain.board.evolve import evolve_ahead
-from domain.board.flow import DECISION_RULES, awaited_seat
+from domain.board.flow import awaited_seat, decision_rule
 from domain.board.geometry import (
     BORDER_TREASURES,
     COLS,
@@ -56,6 +56,7 @@ from domain.board.model import (
     BLUE,
     CATASTROPHE,
     CHOOSE_WAR,
+    COMMIT,
     EMPTY,
     FACE_DOWN,
     FACE_UP,
@@ -66,10 +67,9 @@ from domain.board.model import (
     MONUMENTS,
     OVER,
     REFILL,
-    REVOLT_SUPPORT,
+    REVOLT,
     TEMPLE,
     TREASURE,
-    WAR_SUPPORT,
     Monument,
     State,
     colour_index,
@@ -88,7 +88,7 @@ ANSWERS: dict[type[Command], tuple[str, ...]] = {
     PlaceCatastrophe: (ACTION,),
     SwapTiles: (ACTION,),
     Pass: (ACTION,),
-    CommitSupport: (REVOLT_SUPPORT, WAR_SUPPORT),
+    CommitSupport: (COMMIT,),
     ChooseWar: (CHOOSE_WAR,),
     BuildMonument: (MONUMENT,),
     DeclineMonument: (MONUMENT,),
@@ -125,7 +125,7 @@ def decide(state: State, command: Command) -> list[Event]:
     if not is_int(seat) or not 0 <= seat < state.seat_count:
         raise FormatError(f"no seat {seat!r} in a {state.seat_count}-seat game", "seat")
     expected = awaited_seat(state)
-    rule = DECISION_RULES.get(state.decision, "B-TURN-1")
+    rule = decision_rule(state)
     if seat != expected:
         raise NotAwaited(
             rule, f"seat {seat} may not act now: awaiting seat {expected} ({state.decision})"
@@ -274,7 +274,7 @@ def _swap(state: State, command: SwapTiles) -> list[Event]:
 def _commit(state: State, command: CommitSupport) -> SupportCommitted:
     conflict = state.conflict
     assert conflict is not None
-    rule = "B-REVOLT-3" if state.decision == REVOLT_SUPPORT else "B-WAR-5"
+    rule = "B-REVOLT-3" if conflict.kind == REVOLT else "B-WAR-5"
     count = command.count
     if not is_int(count):
         raise FormatError(f"expected an integer, got {count!r}", "count")
@@ -284,7 +284,7 @@ def _commit(state: State, command: CommitSupport) -> SupportCommitted:
         raise IllegalCommand(
             rule, f"cannot commit {count} {COLOURS[conflict.colour]}: {have} in hand"
         )
-    return SupportCommitted(command.seat, count)
+    return SupportCommitted(command.seat, COLOURS[conflict.colour], count)
 
 
 def _build(state: State, command: BuildMonument) -> MonumentBuilt:

@@ -24,10 +24,27 @@ import random
 from collections.abc import Mapping
 from typing import Any
 
-from domain.board.geometry import START_TEMPLES
-from domain.board.model import FACE_DOWN, FACE_UP, TILE_COUNTS, State
+from domain.board.geometry import START_TEMPLES, square
+from domain.board.model import (
+    ACTIONS_PER_TURN,
+    FACE_DOWN,
+    FACE_UP,
+    TILE_COUNTS,
+    Refill,
+    State,
+    Step,
+    TreasureChoice,
+)
 from domain.board.notation import parse_board
-from domain.board.position import FORMAT, VERSION, load_position
+from domain.board.position import (
+    FORMAT,
+    VERSION,
+    load_position,
+    pending_agenda,
+    read_colour,
+    read_conflict,
+    step_json,
+)
 from domain.common.colours import COLOURS
 from domain.common.exact import is_int
 
@@ -101,19 +118,41 @@ def position_from_view(view: Mapping[str, Any], rng: random.Random) -> dict[str,
     ]
 
     decision = pending["decision"]
-    choice = None
-    if decision == "treasure":
-        choice = {
-            "seat": pending["awaiting"][0],
-            "treasures": pending["treasures"],
-            "take": pending["take"],
-        }
+    agenda: tuple[Step, ...] = ()
+    actions_left = pending.get("actions_left", ACTIONS_PER_TURN)
+    if decision == "refill":
+        agenda = (Refill(),)
+    elif decision not in ("action", "over"):
+        raw_conflict = pending.get("conflict")
+        treasure = None
+        if decision == "treasure":
+            treasure = TreasureChoice(
+                pending["awaiting"][0],
+                tuple(square(*at) for at in pending["treasures"]),
+                pending["take"],
+            )
+        # The tile whose wars are being fought carries the unification marker.
+        fighting = view["unification"] is not None and (
+            decision == "choose_war" or (raw_conflict or {}).get("kind") == "war"
+        )
+        agenda = pending_agenda(
+            active=view["active"],
+            conflict=None if raw_conflict is None else read_conflict(raw_conflict, n),
+            wars=tuple(
+                read_colour(c, "wars") for c in pending.get("colours", pending.get("wars", []))
+            ),
+            placed=square(*view["unification"]) if fighting else -1,
+            candidates=tuple(square(*at) for at in pending.get("squares", []))
+            if decision == "monument"
+            else (),
+            treasure=treasure,
+        )
     return {
         "format": FORMAT,
         "version": VERSION,
         "seats": [s["name"] for s in seats],
         "seed": 0,
-        "start_player": 0,
+        "start_player": view["start_player"],
         "options": {k: v for k, v in view["options"].items() if v},  # as the game stores them
         "board": view["board"],
         "hands": hands,
@@ -126,14 +165,9 @@ def position_from_view(view: Mapping[str, Any], rng: random.Random) -> dict[str,
         "out_of_game": out_of_game,
         "turn": view["turn"],
         "active": view["active"],
-        "actions_done": pending.get("actions_done", 0),
-        "decision": decision,
+        "actions_left": actions_left,
+        "agenda": [step_json(step) for step in agenda],
         "conflict": pending.get("conflict"),
-        "wars": pending.get("wars", []),
-        # The tile whose wars are being fought carries the unification marker.
-        "placed": view["unification"] if decision in ("war_support", "choose_war") else None,
-        "monument_squares": pending.get("squares", []) if decision == "monument" else [],
-        "treasure_choice": choice,
         "ended": "",
     }
 

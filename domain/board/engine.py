@@ -1,8 +1,9 @@
 """The consequences the rules fix by themselves, on a mutable working copy of a state.
 
-An action runs through one pipeline (B-TURN-3): conflicts, then the monument
-choice, then treasures, then the end of the action and maybe of the turn.
-:class:`Work` holds the copy; ``domain.board.evolve`` freezes it once per event.
+An action's follow-up is an explicit queue of steps, ``State.agenda``, as in the card
+game (B-TURN-3): its conflicts, then the monument check, then treasures, then the end of
+the action and maybe of the turn. :class:`Work` holds the copy and carries out the
+automatic steps (``advance``); ``domain.board.evolve`` freezes it once per event.
 """
 
 from __future__ import annotations
@@ -13,27 +14,31 @@ from math import comb
 
 from domain.board.geometry import BLOCKS_OF, BORDER_TREASURES, NEIGHBOURS, SQUARES, block
 from domain.board.model import (
-    ACTION,
     CATASTROPHE,
-    CHOOSE_WAR,
     EMPTY,
     FACE_DOWN,
     FACE_UP,
     GREEN,
     LEADER,
-    MONUMENT,
     MONUMENT_COLOURS,
     MONUMENTS,
     RED,
-    REFILL,
     REVOLT,
-    REVOLT_SUPPORT,
     TEMPLE,
-    TREASURE,
     WAR,
-    WAR_SUPPORT,
+    CheckMonument,
+    ChooseWar,
+    Commit,
     Conflict,
+    EndAction,
+    MonumentOffer,
+    Refill,
+    Resolve,
     State,
+    Step,
+    TreasureChoice,
+    Treasures,
+    Wars,
 )
 from domain.board.regions import Regions, fill, region, regions
 
@@ -54,14 +59,13 @@ class Work:
     """A mutable copy of a state for applying one event."""
 
     __slots__ = (
-        "actions",
+        "actions_left",
         "active",
+        "agenda",
         "bag",
         "board",
-        "candidates",
         "catastrophes",
         "conflict",
-        "decision",
         "declined",
         "declined_tiles",
         "ended",
@@ -69,18 +73,13 @@ class Work:
         "leaders",
         "monuments",
         "out",
-        "placed",
         "points",
         "reg",
         "state",
         "taken",
-        "treasure_seat",
-        "treasure_squares",
-        "treasure_take",
         "treasures",
         "turn",
         "unification",
-        "wars",
     )
 
     def __init__(self, s: State) -> None:
@@ -99,16 +98,10 @@ class Work:
         self.out = list(s.out)
         self.turn = s.turn
         self.active = s.active
-        self.actions = s.actions
-        self.decision = s.decision
+        self.actions_left = s.actions_left
+        self.agenda: list[Step] = list(s.agenda)
         self.conflict = s.conflict
-        self.wars = s.wars
         self.unification = s.unification
-        self.placed = s.placed
-        self.candidates = s.candidates
-        self.treasure_seat = s.treasure_seat
-        self.treasure_squares = s.treasure_squares
-        self.treasure_take = s.treasure_take
         self.ended = s.ended
         self.reg: Regions | None = (
             regions(s) if s.cache is not None and "regions" in s.cache else None
@@ -177,16 +170,10 @@ class Work:
             out=(self.out[0], self.out[1], self.out[2], self.out[3]),
             turn=self.turn,
             active=self.active,
-            actions=self.actions,
-            decision=self.decision,
+            actions_left=self.actions_left,
+            agenda=tuple(self.agenda),
             conflict=self.conflict,
-            wars=self.wars,
             unification=self.unification,
-            placed=self.placed,
-            candidates=self.candidates,
-            treasure_seat=self.treasure_seat,
-            treasure_squares=self.treasure_squares,
-            treasure_take=self.treasure_take,
             ended=self.ended,
             options=s.options,
         )
@@ -194,44 +181,69 @@ class Work:
             new.memo()["regions"] = self.reg
         return new
 
-    # -- the action pipeline (B-TURN-3): conflicts, monument, treasures --------
+    # -- the flow (B-TURN-3): an action's steps, carried out in order -------------
 
-    def finish_action(self) -> None:
-        if self.placed >= 0 and self.offer_monument():
-            return
-        if self.treasure_step():
-            return
-        self.actions += 1
-        if self.actions >= 2:
-            self.score_monuments()
-            self.decision = REFILL
-        else:
-            self.decision = ACTION
+    def take_action(self, *steps: Step) -> None:
+        """An action was taken: one fewer left; its follow-up steps (a conflict's, a
+        unification's, the monument check), then treasures and the end of the action."""
+        self.actions_left -= 1
+        self.agenda = [*steps, Treasures(), EndAction()]
 
-    def offer_monument(self) -> bool:
-        """B-MONUMENT-1..3: offer the 2x2 squares the placed tile completed."""
-        sq = self.placed
-        self.placed = -1
+    def advance(self) -> None:
+        """Carry out the automatic steps at the head of the agenda, up to a decision (or
+        ``Refill``, whose draws are events for ``decide`` to emit)."""
+        agenda = self.agenda
+        while agenda:
+            head = agenda[0]
+            kind = type(head)
+            if kind is Treasures:
+                choice = self.treasure_step()
+                if choice is not None:
+                    agenda.insert(0, choice)  # the choice, then look again
+                    return
+                del agenda[0]
+            elif kind is CheckMonument:
+                assert isinstance(head, CheckMonument)
+                del agenda[0]
+                offered = self.offer_monument(head.square)
+                if offered:
+                    agenda.insert(0, MonumentOffer(self.active, offered))
+                    return
+            elif kind is Resolve:
+                del agenda[0]
+                c = self.conflict
+                assert c is not None
+                self.resolve(c)
+            elif kind is Wars:
+                assert isinstance(head, Wars)
+                if self.next_war(head):
+                    return
+            elif kind is EndAction:
+                del agenda[0]
+                if self.actions_left <= 0:
+                    self.score_monuments()
+                    agenda.insert(0, Refill())
+                    return
+            else:
+                return  # a decision, or Refill
+
+    def offer_monument(self, sq: int) -> tuple[int, ...]:
+        """B-MONUMENT-1..3: the 2x2 squares the tile placed on ``sq`` completed."""
         board = self.board
         code = board[sq]
         if not FACE_UP <= code < FACE_DOWN:
-            return False
+            return ()
         colour = code - FACE_UP
         built = {m for m, _ in self.monuments}
         if not any(i not in built and colour in MONUMENT_COLOURS[i] for i in range(len(MONUMENTS))):
-            return False  # B-MONUMENT-2
-        found = tuple(
+            return ()  # B-MONUMENT-2
+        return tuple(
             tl
             for tl in BLOCKS_OF[sq]
             if tl not in self.declined and all(board[b] == code for b in block(tl))
         )
-        if not found:
-            return False
-        self.candidates = found
-        self.decision = MONUMENT
-        return True
 
-    def treasure_step(self) -> bool:
+    def treasure_step(self) -> TreasureChoice | None:
         """B-TREASURE-1..3: take forced treasures; stop at the first real choice."""
         n = len(self.hands)
         label = [-1] * SQUARES  # the traders' kingdoms, labelled once: the board stays
@@ -252,22 +264,15 @@ class Work:
                 if ways == 1:
                     self.take_treasures(seat, _forced(found, take))
                     break
-                self.decision = TREASURE
-                self.treasure_seat = seat
-                self.treasure_squares = found
-                self.treasure_take = take
-                return True
+                return TreasureChoice(seat, found, take)
             else:
-                return False
-        return False
+                return None
+        return None
 
     def take_treasures(self, seat: int, squares: Sequence[int]) -> None:
         for sq in squares:
             self.treasures.discard(sq)
         self.taken[seat] += len(squares)
-        self.treasure_seat = -1
-        self.treasure_squares = ()
-        self.treasure_take = 0
 
     def score_monuments(self) -> None:
         """B-MONUMENT-6: the active player's leaders in a monument's kingdom score its colours."""
@@ -284,8 +289,9 @@ class Work:
 
     # -- conflicts ---------------------------------------------------------------
 
-    def arrive_leader(self, seat: int, colour: int, sq: int) -> None:
-        """A leader arrived on ``sq``: a revolt if its kingdom has its colour (B-LEADER-6)."""
+    def arrive_leader(self, seat: int, colour: int, sq: int) -> tuple[Step, ...]:
+        """A leader arrived on ``sq``: a revolt if its kingdom has its colour (B-LEADER-6);
+        the revolt's steps, if any."""
         board = self.board
         for other in region(board, sq)[1]:
             if other != sq and leader_colour(board[other]) == colour:
@@ -299,9 +305,15 @@ class Work:
                     attacker_base=adjacent_temples(board, sq),
                     defender_base=adjacent_temples(board, other),
                 )
-                self.decision = REVOLT_SUPPORT
-                return
-        self.finish_action()
+                return self.conflict_steps()
+        return ()
+
+    def conflict_steps(self) -> tuple[Step, ...]:
+        """The steps of the conflict just started: the attacker commits, then the defender
+        (B-REVOLT-3, B-WAR-5), then it is settled."""
+        c = self.conflict
+        assert c is not None
+        return (Commit(c.attacker), Commit(c.defender), Resolve())
 
     def war_colours(self) -> list[int]:
         """Colours with two leaders in the kingdom of the unification marker (B-WAR-1)."""
@@ -329,18 +341,18 @@ class Work:
             attacker_base=len(supporters(board, cut, att, colour)),
             defender_base=len(supporters(board, cut, dfn, colour)),
         )
-        self.decision = WAR_SUPPORT
+        self.agenda[0:0] = self.conflict_steps()
 
     def commit(self, seat: int, count: int) -> None:
         c = self.conflict
         assert c is not None
         self.hands[seat][c.colour] -= count
         self.out[c.colour] += count
+        del self.agenda[0]  # the Commit step answered
         if c.attacker_commit < 0:
             self.conflict = replace(c, attacker_commit=count)
-            return
-        self.conflict = c = replace(c, defender_commit=count)
-        self.resolve(c)
+        else:
+            self.conflict = replace(c, defender_commit=count)
 
     def resolve(self, c: Conflict) -> None:
         attacker_wins = c.attacker_base + c.attacker_commit > c.defender_base + c.defender_commit
@@ -350,7 +362,6 @@ class Work:
         if c.kind == REVOLT:
             self.remove_leader(loser_at)  # B-REVOLT-5
             self.score(winner, RED)
-            self.finish_action()
             return
         board = self.board
         lost = supporters(board, self.unification, loser_at, c.colour)
@@ -367,21 +378,23 @@ class Work:
         self.out[c.colour] += len(lost)
         self.score(winner, c.colour, 1 + len(lost))
         self.return_stranded_leaders()
-        self.next_war()
 
-    def next_war(self) -> None:
-        """B-WAR-8: drop wars whose leaders were split apart; continue or end the unification."""
+    def next_war(self, step: Wars) -> bool:
+        """B-WAR-8: drop wars whose leaders were split apart; start the one left, or have
+        the active player choose, or end the unification (False: nothing awaited)."""
         still = set(self.war_colours())
-        self.wars = tuple(c for c in self.wars if c in still)
-        if not self.wars:
+        wars = tuple(c for c in step.colours if c in still)
+        if not wars:
+            del self.agenda[0]
             self.unification = -1
-            self.finish_action()
-        elif len(self.wars) == 1:
-            colour = self.wars[0]
-            self.wars = ()
-            self.start_war(colour)
+            return False
+        if len(wars) == 1:
+            self.agenda[0] = Wars(())
+            self.start_war(wars[0])
         else:
-            self.decision = CHOOSE_WAR
+            self.agenda[0] = Wars(wars)
+            self.agenda.insert(0, ChooseWar(self.active, wars))
+        return True
 
 
 def _forced(found: Sequence[int], take: int) -> list[int]:

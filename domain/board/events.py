@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from domain.board.model import Monument, Options
-from domain.common.codec import TypeRegistry
+from domain.common.codec import JSON, TypeRegistry
 from domain.common.colours import Colour
 
 Square = tuple[int, int]
@@ -107,10 +107,17 @@ class Passed(Event):
     seat: int
 
 
-@EVENTS.register("SupportCommitted", 1)
+@EVENTS.register("SupportCommitted", 2)
 @dataclass(frozen=True, slots=True)
 class SupportCommitted(Event):
+    """``seat`` committed ``count`` tiles of ``colour`` to the conflict (B-REVOLT-3, B-WAR-5):
+    red in a revolt, the war's colour in a war; null in games stored before it was recorded.
+
+    Version 2 added the colour; version 1 is read with ``colour`` null. The fold takes the
+    colour from the conflict either way, so a stored game folds as it was played."""
+
     seat: int
+    colour: Colour | None
     count: int
 
 
@@ -156,6 +163,12 @@ class GameEnded(Event):
     """``reason``: "treasures" (B-END-1) or "bag" (B-END-2)."""
 
     reason: str
+
+
+@EVENTS.upcaster("SupportCommitted", 1)
+def _support_committed_v1(data: JSON) -> JSON:
+    """Version 1 (``seat``, ``count``) had no colour: null, derived from the conflict."""
+    return {**data, "colour": None}
 
 
 def is_draw(event: Event) -> bool:

@@ -32,17 +32,18 @@ from domain.board.events import (
 )
 from domain.board.geometry import block, square
 from domain.board.model import (
-    ACTION,
+    ACTIONS_PER_TURN,
     BLACK,
     CATASTROPHE,
-    CHOOSE_WAR,
     EMPTY,
     FACE_DOWN,
     FACE_UP,
     LEADER,
     MONUMENTS,
-    OVER,
+    CheckMonument,
+    MonumentOffer,
     State,
+    Wars,
     colour_index,
 )
 from domain.board.setup import initial_state
@@ -124,7 +125,8 @@ def _leader_placed(w: Work, e: LeaderPlaced) -> None:
     sq = _sq(e.at)
     w.set(sq, LEADER + e.seat * 4 + colour)
     w.leaders[e.seat * 4 + colour] = sq
-    w.arrive_leader(e.seat, colour, sq)
+    w.take_action(*w.arrive_leader(e.seat, colour, sq))
+    w.advance()
 
 
 def _leader_moved(w: Work, e: LeaderMoved) -> None:
@@ -134,7 +136,8 @@ def _leader_moved(w: Work, e: LeaderMoved) -> None:
 
 def _leader_withdrawn(w: Work, e: LeaderWithdrawn) -> None:
     w.remove_leader(w.leaders[e.seat * 4 + colour_index(e.leader)])
-    w.finish_action()
+    w.take_action()
+    w.advance()
 
 
 def _catastrophe_placed(w: Work, e: CatastrophePlaced) -> None:
@@ -145,7 +148,8 @@ def _catastrophe_placed(w: Work, e: CatastrophePlaced) -> None:
     w.set(sq, CATASTROPHE)
     w.catastrophes[e.seat] -= 1
     w.return_stranded_leaders()  # B-CAT-3
-    w.finish_action()
+    w.take_action()
+    w.advance()
 
 
 def _tiles_swapped(w: Work, e: TilesSwapped) -> None:
@@ -156,20 +160,26 @@ def _tiles_swapped(w: Work, e: TilesSwapped) -> None:
     for tile in e.drawn:
         hand[colour_index(tile)] += 1
     w.bag = w.bag[len(e.drawn) :]
-    w.finish_action()
+    w.take_action()
+    w.advance()
 
 
 def _passed(w: Work, e: Passed) -> None:
-    w.finish_action()
+    w.take_action()
+    w.advance()
 
 
 def _support_committed(w: Work, e: SupportCommitted) -> None:
-    w.commit(e.seat, e.count)
+    w.commit(e.seat, e.count)  # the colour is the conflict's (version 1 did not record it)
+    w.advance()
 
 
 def _war_chosen(w: Work, e: WarChosen) -> None:
     colour = colour_index(e.colour)
-    w.wars = tuple(c for c in w.wars if c != colour)
+    del w.agenda[0]  # the ChooseWar step answered; the Wars step follows it
+    wars = w.agenda[0]
+    assert isinstance(wars, Wars)
+    w.agenda[0] = Wars(tuple(c for c in wars.colours if c != colour))
     w.start_war(colour)
 
 
@@ -179,33 +189,37 @@ def _monument_built(w: Work, e: MonumentBuilt) -> None:
     for sq in block(tl):
         w.set(sq, FACE_DOWN + colour)
     w.monuments.append((MONUMENTS.index(e.monument), tl))
-    w.candidates = ()
+    del w.agenda[0]  # the MonumentOffer answered
     w.return_stranded_leaders()  # B-MONUMENT-5
-    w.finish_action()
+    w.advance()
 
 
 def _monument_declined(w: Work, e: MonumentDeclined) -> None:
     # B-MONUMENT-3: banned while any of the four declined tiles stays on the board
-    w.declined = w.declined | frozenset(w.candidates)
-    w.declined_tiles = w.declined_tiles | {(tl, sq) for tl in w.candidates for sq in block(tl)}
-    w.candidates = ()
-    w.finish_action()
+    offer = w.agenda[0]
+    assert isinstance(offer, MonumentOffer)
+    offered = offer.squares
+    w.declined = w.declined | frozenset(offered)
+    w.declined_tiles = w.declined_tiles | {(tl, sq) for tl in offered for sq in block(tl)}
+    del w.agenda[0]  # the MonumentOffer answered
+    w.advance()
 
 
 def _treasures_taken(w: Work, e: TreasuresTaken) -> None:
     w.take_treasures(e.seat, [_sq(at) for at in e.squares])
-    w.finish_action()
+    del w.agenda[0]  # the TreasureChoice answered; Treasures looks again
+    w.advance()
 
 
 def _turn_ended(w: Work, e: TurnEnded) -> None:
     w.active = (w.active + 1) % len(w.hands)
     w.turn += 1
-    w.actions = 0
-    w.decision = ACTION
+    w.actions_left = ACTIONS_PER_TURN
+    w.agenda = []
 
 
 def _game_ended(w: Work, e: GameEnded) -> None:
-    w.decision = OVER
+    w.agenda = []
     w.ended = e.reason
 
 
@@ -231,19 +245,11 @@ _HANDLERS: dict[type[Event], Callable[[Work, Any], None]] = {
 def _tile_placed(w: Work, seat: int, colour: int, sq: int) -> None:
     kingdoms = w.kingdoms_next_to(sq)
     w.hands[seat][colour] -= 1
-    w.placed = sq
     if len(kingdoms) == 2:  # B-TILE-4: unification, no point
         w.set(sq, FACE_UP + colour)
         w.unification = sq
-        wars = w.war_colours()
-        if not wars:
-            w.unification = -1
-            w.finish_action()
-        elif len(wars) == 1:
-            w.start_war(wars[0])
-        else:
-            w.wars = tuple(wars)
-            w.decision = CHOOSE_WAR
+        w.take_action(Wars(tuple(w.war_colours())), CheckMonument(sq))
+        w.advance()
         return
     if kingdoms:  # B-TILE-3: the leader of the tile's colour, else the king
         board = w.board
@@ -252,4 +258,5 @@ def _tile_placed(w: Work, seat: int, colour: int, sq: int) -> None:
         if scorer >= 0:
             w.score(scorer, colour)
     w.set(sq, FACE_UP + colour)
-    w.finish_action()
+    w.take_action(CheckMonument(sq))
+    w.advance()

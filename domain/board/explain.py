@@ -30,7 +30,7 @@ from domain.board.events import (
 )
 from domain.board.evolve import evolve
 from domain.board.geometry import BORDER_TREASURES
-from domain.board.model import CHOOSE_WAR, MONUMENT, REFILL, REVOLT, REVOLT_SUPPORT, WAR, State
+from domain.board.model import CHOOSE_WAR, COMMIT, MONUMENT, REFILL, REVOLT, WAR, State
 from domain.common.trail import Trail, walk
 
 
@@ -58,7 +58,7 @@ def explain_event(before: State | None, event: Event, after: State) -> Trail:
         if isinstance(event, LeaderMoved):
             ids.append("B-LEADER-4")
         ids += ["B-LEADER-1", "B-LEADER-2", "B-LEADER-3"]
-        if after.decision == REVOLT_SUPPORT:
+        if after.decision == COMMIT and after.conflict is not None:  # only a revolt here
             ids.append("B-LEADER-6")
     elif isinstance(event, LeaderWithdrawn):
         ids.append("B-LEADER-5")
@@ -81,7 +81,7 @@ def explain_event(before: State | None, event: Event, after: State) -> Trail:
         ids += ["B-WAR-2", "B-WAR-3"]
     elif isinstance(event, SupportCommitted):
         conflict = before.conflict
-        revolt = before.decision == REVOLT_SUPPORT
+        revolt = conflict is not None and conflict.kind == REVOLT
         ids.append("B-REVOLT-3" if revolt else "B-WAR-5")
         if conflict is not None and event.seat == conflict.defender:  # the conflict is settled
             if conflict.kind == REVOLT:

@@ -1,6 +1,9 @@
-"""Whose input is awaited and on what, and the turn: read off ``State.decision``.
+"""Whose input is awaited and on what, and the turn: read off the agenda.
 
-``decide``, ``legal_commands`` and the views all ask this module, never each other.
+As in the card game (``domain.cards.flow``): the head of ``State.agenda`` is the pending
+decision, if it is one; with an empty agenda and actions left, the active seat is to take
+an action. ``decide``, ``legal_commands`` and the views all ask this module, never each
+other.
 """
 
 from __future__ import annotations
@@ -8,20 +11,30 @@ from __future__ import annotations
 from domain.board.model import (
     ACTION,
     CHOOSE_WAR,
+    COMMIT,
+    DECISION_NAMES,
     MONUMENT,
-    OVER,
     REFILL,
-    REVOLT_SUPPORT,
+    STEP_DECISIONS,
     TREASURE,
-    WAR_SUPPORT,
+    WAR,
+    Decision,
     State,
 )
+
+__all__ = [
+    "DECISION_NAMES",
+    "DECISION_RULES",
+    "awaited",
+    "awaited_seat",
+    "current_decision",
+    "decision_rule",
+]
 
 # The rule that governs each kind of awaited input (for NotAwaited errors).
 DECISION_RULES = {
     ACTION: "B-TURN-1",
-    REVOLT_SUPPORT: "B-REVOLT-3",
-    WAR_SUPPORT: "B-WAR-5",
+    COMMIT: "B-REVOLT-3",
     CHOOSE_WAR: "B-WAR-2",
     MONUMENT: "B-MONUMENT-1",
     TREASURE: "B-TREASURE-1",
@@ -29,16 +42,31 @@ DECISION_RULES = {
 }
 
 
+def decision_rule(state: State) -> str:
+    """The rule of what is awaited now: a war's commit is B-WAR-5, a revolt's B-REVOLT-3."""
+    if state.decision == COMMIT and state.conflict is not None and state.conflict.kind == WAR:
+        return "B-WAR-5"
+    return DECISION_RULES.get(state.decision, "B-TURN-1")
+
+
+def current_decision(state: State) -> Decision | None:
+    """The pending decision at the head of the agenda (None: an action, or the end)."""
+    if state.agenda and not state.ended:
+        head = state.agenda[0]
+        if isinstance(head, STEP_DECISIONS):
+            return head
+    return None
+
+
 def awaited_seat(state: State) -> int:
     """The one seat whose input is awaited, or -1."""
-    d = state.decision
-    if d in (ACTION, CHOOSE_WAR, MONUMENT):
+    if state.ended:
+        return -1
+    decision = current_decision(state)
+    if decision is not None:
+        return decision.seat
+    if not state.agenda and state.actions_left > 0:
         return state.active
-    if d in (REVOLT_SUPPORT, WAR_SUPPORT):
-        assert state.conflict is not None
-        return state.conflict.awaiting
-    if d == TREASURE:
-        return state.treasure_seat
     return -1
 
 
@@ -52,4 +80,4 @@ def turn(state: State) -> tuple[int, int]:
 
 
 def is_over(state: State) -> bool:
-    return state.decision == OVER
+    return bool(state.ended)

@@ -30,6 +30,7 @@ from domain.board.model import (
     ACTION,
     BLUE,
     CHOOSE_WAR,
+    COMMIT,
     EMPTY,
     FACE_DOWN,
     FACE_UP,
@@ -37,10 +38,8 @@ from domain.board.model import (
     MONUMENT,
     MONUMENT_COLOURS,
     MONUMENTS,
-    REVOLT_SUPPORT,
     TEMPLE,
     TREASURE,
-    WAR_SUPPORT,
     State,
 )
 from domain.board.regions import kingdom_counts, lifted_regions
@@ -57,7 +56,7 @@ def legal_commands(state: State, seat: int) -> Iterator[Command]:
     d = state.decision
     if d == ACTION:
         yield from _actions(state, seat)
-    elif d in (REVOLT_SUPPORT, WAR_SUPPORT):
+    elif d == COMMIT:
         assert state.conflict is not None
         for n in range(state.hands[seat][state.conflict.colour] + 1):
             yield CommitSupport(seat, n)

@@ -65,19 +65,114 @@ MONUMENT_COLOURS: tuple[tuple[int, int], ...] = tuple(
     for m in MONUMENTS
 )
 
-# The kinds of decision a state can await (``State.decision``).
+# The names of what a state can await (``State.decision``), as the card game names them
+# where the role is the same (``action``, ``commit``, ``choose_war``, ``over``).
 ACTION = "action"
-REVOLT_SUPPORT = "revolt_support"
-WAR_SUPPORT = "war_support"
+COMMIT = "commit"
 CHOOSE_WAR = "choose_war"
 MONUMENT = "monument"
 TREASURE = "treasure"
 REFILL = "refill"  # transient: the turn's actions are done, draws follow in the same command
 OVER = "over"
-DECISIONS = (ACTION, REVOLT_SUPPORT, WAR_SUPPORT, CHOOSE_WAR, MONUMENT, TREASURE, REFILL, OVER)
+DECISIONS = (ACTION, COMMIT, CHOOSE_WAR, MONUMENT, TREASURE, REFILL, OVER)
+# The names position format version 2 (and the views before it) gave the commit decision.
+OLD_COMMIT_NAMES = ("revolt_support", "war_support")
 
 REVOLT = "revolt"
 WAR = "war"
+ACTIONS_PER_TURN = 2  # B-TURN-1
+
+
+# --- the agenda: what happens next within a turn -------------------------------
+# As in the card game (``domain.cards.model``): the head of ``State.agenda`` is either a
+# decision (someone must send a command) or an automatic step. ``evolve`` carries out the
+# silent automatic steps at once (``engine.Work.advance``); ``Refill``, which produces
+# events (the draws, ``TurnEnded``), is left at the head for ``decide`` to emit. An empty
+# agenda with actions left: the active seat is to take an action.
+
+
+@dataclass(frozen=True, slots=True)
+class Commit:
+    """Decision: ``seat`` commits tiles to the current conflict (B-REVOLT-3, B-WAR-5)."""
+
+    seat: int
+
+
+@dataclass(frozen=True, slots=True)
+class ChooseWar:
+    """Decision: the active player picks the next war of a unification (B-WAR-2)."""
+
+    seat: int
+    colours: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class MonumentOffer:
+    """Decision: the active player may build a monument on one of ``squares`` (top-left
+    corners) or decline (B-MONUMENT-1)."""
+
+    seat: int
+    squares: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class TreasureChoice:
+    """Decision: the trader's owner takes ``take`` of the kingdom's ``squares``
+    (B-TREASURE-1)."""
+
+    seat: int
+    squares: tuple[int, ...]
+    take: int
+
+
+@dataclass(frozen=True, slots=True)
+class CheckMonument:
+    """Automatic, once the action's conflicts are over: offer a monument on the 2x2
+    squares the tile placed on ``square`` completed (B-MONUMENT-1..3)."""
+
+    square: int
+
+
+@dataclass(frozen=True, slots=True)
+class Treasures:
+    """Automatic: take forced treasures; a real choice becomes a ``TreasureChoice``
+    (B-TREASURE-1..3)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Wars:
+    """Automatic: the wars of a unification still to fight after the current one
+    (B-WAR-2, B-WAR-8)."""
+
+    colours: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Resolve:
+    """Automatic: both sides have committed; settle the conflict."""
+
+
+@dataclass(frozen=True, slots=True)
+class EndAction:
+    """Automatic: one action is complete; end the turn if none is left."""
+
+
+@dataclass(frozen=True, slots=True)
+class Refill:
+    """Automatic, with events: refill hands, check the game end (B-TURN-4)."""
+
+
+Decision = Commit | ChooseWar | MonumentOffer | TreasureChoice
+Step = Decision | CheckMonument | Treasures | Wars | Resolve | EndAction | Refill
+STEP_DECISIONS: tuple[type[Decision], ...] = (Commit, ChooseWar, MonumentOffer, TreasureChoice)
+# Names of the pending decisions, as in ``pending()`` (the card game's where the same).
+DECISION_NAMES: dict[type[object], str] = {
+    Commit: COMMIT,
+    ChooseWar: CHOOSE_WAR,
+    MonumentOffer: MONUMENT,
+    TreasureChoice: TREASURE,
+    Refill: REFILL,
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,16 +215,10 @@ class State:
     out: tuple[int, int, int, int]  # tiles out of the game per colour
     turn: int
     active: int
-    actions: int  # actions completed in this turn
-    decision: str
+    actions_left: int  # actions left in this turn (the one under way already counted)
+    agenda: tuple[Step, ...] = ()  # what happens next within the turn (see above)
     conflict: Conflict | None = None
-    wars: tuple[int, ...] = ()  # colours of wars still to settle after the current one
     unification: int = -1  # square of the unification marker
-    placed: int = -1  # square of the tile the current action placed (monument check pending)
-    candidates: tuple[int, ...] = ()  # monument top-left squares offered
-    treasure_seat: int = -1  # trader's owner choosing treasures
-    treasure_squares: tuple[int, ...] = ()  # treasures of that kingdom
-    treasure_take: int = 0  # how many to take
     ended: str = ""  # why the game ended: "treasures" or "bag"
     # (declined top-left, square) for each square whose declined tile is still on the board:
     # a declined square's ban lasts while one of its four tiles does (B-MONUMENT-3).
@@ -140,6 +229,59 @@ class State:
     @property
     def seat_count(self) -> int:
         return len(self.seats)
+
+    # -- read off the agenda (``domain.board.flow`` says who is awaited) ----------
+
+    @property
+    def decision(self) -> str:
+        """The name of what is awaited: ``action``, a decision's name, ``refill``, ``over``."""
+        if self.ended:
+            return OVER
+        if not self.agenda:
+            return ACTION
+        return DECISION_NAMES.get(type(self.agenda[0]), "")
+
+    @property
+    def wars(self) -> tuple[int, ...]:
+        """Colours of the wars to choose from, or still to fight after the current one."""
+        for step in self.agenda:
+            if isinstance(step, ChooseWar | Wars):
+                return step.colours
+        return ()
+
+    @property
+    def placed(self) -> int:
+        """The square of the tile whose monument check is still to come, or -1."""
+        for step in self.agenda:
+            if isinstance(step, CheckMonument):
+                return step.square
+        return -1
+
+    @property
+    def candidates(self) -> tuple[int, ...]:
+        """The monument squares offered (top-left corners)."""
+        head = self.agenda[0] if self.agenda else None
+        return head.squares if isinstance(head, MonumentOffer) else ()
+
+    @property
+    def treasure_choice(self) -> TreasureChoice | None:
+        head = self.agenda[0] if self.agenda else None
+        return head if isinstance(head, TreasureChoice) else None
+
+    @property
+    def treasure_seat(self) -> int:
+        choice = self.treasure_choice
+        return -1 if choice is None else choice.seat
+
+    @property
+    def treasure_squares(self) -> tuple[int, ...]:
+        choice = self.treasure_choice
+        return () if choice is None else choice.squares
+
+    @property
+    def treasure_take(self) -> int:
+        choice = self.treasure_choice
+        return 0 if choice is None else choice.take
 
     def memo(self) -> dict[str, Any]:
         """Per-state memo for derived data, outside equality; states are immutable.

@@ -133,7 +133,7 @@ def diagram(state: State) -> str:
             f"treasures {state.taken[seat]} catastrophes {state.catastrophes[seat]}"
         )
     lines.append(
-        f"turn {state.turn} active {state.active} actions {state.actions} "
+        f"turn {state.turn} active {state.active} actions left {state.actions_left} "
         f"decision {state.decision} bag {len(state.bag)}"
     )
     return "\n".join(lines)
@@ -149,7 +149,7 @@ def build(
     catastrophes: Sequence[int] | None = None,
     monuments: Sequence[tuple[str, tuple[int, int]]] = (),
     declined: Sequence[tuple[int, int]] = (),
-    actions_done: int = 0,
+    actions_left: int = 2,
     taken: Sequence[int] | None = None,
     bag_size: int | None = None,
 ) -> State:
@@ -214,5 +214,5 @@ def build(
         declined_tiles=frozenset(declined_tiles),
         out=(out[0], out[1], out[2], out[3]),
         active=active,
-        actions=actions_done,
+        actions_left=actions_left,
     )

@@ -23,6 +23,8 @@ from domain.board.geometry import (
     square,
 )
 from domain.board.model import (
+    ACTION,
+    ACTIONS_PER_TURN,
     BLUE,
     CATASTROPHE,
     CATASTROPHES_PER_SEAT,
@@ -34,17 +36,28 @@ from domain.board.model import (
     MONUMENT,
     MONUMENT_COLOURS,
     MONUMENTS,
+    OLD_COMMIT_NAMES,
     OVER,
+    REFILL,
     REVOLT,
-    REVOLT_SUPPORT,
     TEMPLE,
     TILE_COUNTS,
     TREASURE,
     WAR,
-    WAR_SUPPORT,
+    CheckMonument,
+    ChooseWar,
+    Commit,
     Conflict,
+    EndAction,
     Monument,
+    MonumentOffer,
+    Refill,
+    Resolve,
     State,
+    Step,
+    TreasureChoice,
+    Treasures,
+    Wars,
 )
 from domain.board.notation import format_board, parse_board
 from domain.board.setup import normalize_options
@@ -54,8 +67,12 @@ from domain.common.errors import FormatError
 from domain.common.exact import is_int
 
 FORMAT = "tigris-board-position"
-VERSION = 2
-READABLE_VERSIONS = (1, 2)  # v1: declined squares without their tiles (read as still whole)
+VERSION = 3
+# v1: declined squares without their tiles (read as still whole); v1 and v2: the pending
+# decision as ``decision`` (``revolt_support``/``war_support`` for ``commit``), ``wars``,
+# ``placed``, ``monument_squares``, ``treasure_choice`` and ``actions_done``, read as the
+# agenda and ``actions_left`` of version 3.
+READABLE_VERSIONS = (1, 2, 3)
 
 
 def _at(sq: int) -> list[int]:
@@ -111,21 +128,50 @@ def dump_position(state: State) -> JSON:
         "out_of_game": _colour_counts(state.out),
         "turn": state.turn,
         "active": state.active,
-        "actions_done": state.actions,
-        "decision": state.decision,
+        "actions_left": state.actions_left,
+        "agenda": [step_json(step) for step in state.agenda],
         "conflict": _conflict_json(state),
-        "wars": [str(COLOURS[x]) for x in state.wars],
-        "placed": None if state.placed < 0 else _at(state.placed),
-        "monument_squares": [_at(sq) for sq in state.candidates],
-        "treasure_choice": None
-        if state.treasure_seat < 0
-        else {
-            "seat": state.treasure_seat,
-            "treasures": [_at(sq) for sq in state.treasure_squares],
-            "take": state.treasure_take,
-        },
         "ended": state.ended,
     }
+
+
+def step_json(step: Step) -> JSON:
+    """One agenda step as the format writes it (``{"step": name, ...fields}``)."""
+    if isinstance(step, Commit):
+        return {"step": "commit", "seat": step.seat}
+    if isinstance(step, ChooseWar):
+        return {
+            "step": "choose_war",
+            "seat": step.seat,
+            "colours": [str(COLOURS[c]) for c in step.colours],
+        }
+    if isinstance(step, MonumentOffer):
+        return {"step": "monument_offer", "seat": step.seat, "squares": _squares(step.squares)}
+    if isinstance(step, TreasureChoice):
+        return {
+            "step": "treasure_choice",
+            "seat": step.seat,
+            "treasures": _squares(step.squares),
+            "take": step.take,
+        }
+    if isinstance(step, CheckMonument):
+        return {"step": "check_monument", "at": _at(step.square)}
+    if isinstance(step, Wars):
+        return {"step": "wars", "colours": [str(COLOURS[c]) for c in step.colours]}
+    return {"step": _SIMPLE_NAMES[type(step)]}
+
+
+_SIMPLE: dict[str, Step] = {
+    "treasures": Treasures(),
+    "resolve": Resolve(),
+    "end_action": EndAction(),
+    "refill": Refill(),
+}
+_SIMPLE_NAMES: dict[type[Step], str] = {type(step): name for name, step in _SIMPLE.items()}
+
+
+def _squares(squares: tuple[int, ...]) -> list[list[int]]:
+    return [_at(sq) for sq in squares]
 
 
 # -- reading ----------------------------------------------------------------------
@@ -177,7 +223,7 @@ def _top_left(value: Any, field: str) -> int:
     return square(value[0], value[1])
 
 
-def _colour(value: Any, field: str) -> int:
+def read_colour(value: Any, field: str) -> int:
     if not isinstance(value, str):
         raise FormatError(f"unknown colour {value!r}", field)
     try:
@@ -234,7 +280,7 @@ def load_position(data: Mapping[str, Any]) -> State:
     cats = tuple(
         _int(x, "catastrophes", 0, CATASTROPHES_PER_SEAT) for x in seat_list("catastrophes")
     )
-    bag = tuple(_colour(x, "bag") for x in _get(data, "bag", list))
+    bag = tuple(read_colour(x, "bag") for x in _get(data, "bag", list))
     out = _counts(_get(data, "out_of_game", dict), "out_of_game")
     monuments = []
     for entry in _get(data, "monuments", list):
@@ -262,46 +308,26 @@ def load_position(data: Mapping[str, Any]) -> State:
             raise FormatError(
                 f"{COLOURS[c]} tiles add up to {total}, not {TILE_COUNTS[c]}", "board"
             )
-    decision = _get(data, "decision", str)
-    if decision not in DECISIONS:
-        raise FormatError(f"unknown decision {decision!r}", "decision")
-    conflict = _conflict(data.get("conflict"), n)
-    wars = tuple(_colour(x, "wars") for x in _get(data, "wars", list))
-    placed_raw = data.get("placed")
-    placed = -1 if placed_raw is None else _square(placed_raw, "placed")
-    candidates = tuple(
-        _top_left(x, "monument_squares") for x in _get(data, "monument_squares", list)
-    )
-    choice = data.get("treasure_choice")
-    t_seat, t_take = -1, 0
-    t_squares: tuple[int, ...] = ()
-    if choice is not None:
-        if not isinstance(choice, Mapping):
-            raise FormatError("expected {seat, treasures, take}", "treasure_choice")
-        t_seat = _int(choice.get("seat"), "treasure_choice", 0, n - 1)
-        listed = choice.get("treasures")
-        if not isinstance(listed, list):
-            raise FormatError("expected a list of treasure squares", "treasure_choice")
-        t_squares = tuple(_square(x, "treasure_choice") for x in listed)
-        t_take = _int(choice.get("take"), "treasure_choice", 1, 9)
-        if not set(t_squares) <= treasures or t_take >= len(t_squares):
-            raise FormatError(
-                "treasures to choose must be on the board, more than taken", "treasure_choice"
-            )
+    conflict = read_conflict(data.get("conflict"), n)
+    active = _int(_get(data, "active", int), "active", 0, n - 1)
+    if data["version"] >= 3:
+        actions_left = _int(_get(data, "actions_left", int), "actions_left", 0, ACTIONS_PER_TURN)
+        agenda = tuple(
+            _step(raw, n, f"agenda[{i}]") for i, raw in enumerate(_get(data, "agenda", list))
+        )
+    else:
+        agenda, actions_left = _agenda_v2(data, n, active, conflict, set(treasures))
     options = _get(data, "options", dict)
     ended = _get(data, "ended", str)
     if ended not in ("", "treasures", "bag"):
         raise FormatError(f"unknown reason {ended!r}", "ended")
-    _check_pending(
-        decision=decision,
+    _check_agenda(
+        agenda,
         conflict=conflict,
         board=board,
-        wars=wars,
         unification=unification,
-        placed=placed,
-        candidates=candidates,
-        choice=choice,
         ended=ended,
+        treasures=set(treasures),
     )
     return State(
         seats=tuple(seats),
@@ -320,59 +346,190 @@ def load_position(data: Mapping[str, Any]) -> State:
         declined_tiles=declined_tiles,
         out=out,
         turn=_int(_get(data, "turn", int), "turn", 1),
-        active=_int(_get(data, "active", int), "active", 0, n - 1),
-        actions=_int(_get(data, "actions_done", int), "actions_done", 0, 2),
-        decision=decision,
+        active=active,
+        actions_left=actions_left,
+        agenda=agenda,
         conflict=conflict,
-        wars=wars,
         unification=unification,
-        placed=placed,
-        candidates=candidates,
-        treasure_seat=t_seat,
-        treasure_squares=t_squares,
-        treasure_take=t_take,
         ended=ended,
         # as a game stores them: the options that differ from their default (checked)
         options=tuple(sorted((k, v) for k, v in normalize_options(options).items() if v)),
     )
 
 
-def _check_pending(
-    *,
-    decision: str,
-    conflict: Conflict | None,
-    board: list[int],
-    wars: tuple[int, ...],
-    unification: int,
-    placed: int,
-    candidates: tuple[int, ...],
-    choice: object,
-    ended: str,
-) -> None:
-    """The pending-decision fields must agree with ``decision`` (one awaited input)."""
+def _step(raw: Any, n: int, field: str) -> Step:
+    if not isinstance(raw, Mapping) or not isinstance(raw.get("step"), str):
+        raise FormatError("expected an object with 'step'", field)
+    kind = raw["step"]
+
+    def seat() -> int:
+        return _int(raw.get("seat"), f"{field}.seat", 0, n - 1)
+
+    def colours() -> tuple[int, ...]:
+        listed = raw.get("colours")
+        if not isinstance(listed, list):
+            raise FormatError("expected a list of colours", f"{field}.colours")
+        return tuple(read_colour(x, f"{field}.colours") for x in listed)
+
+    def squares(key: str) -> tuple[int, ...]:
+        listed = raw.get(key)
+        if not isinstance(listed, list) or not listed:
+            raise FormatError("expected a non-empty list of squares", f"{field}.{key}")
+        return tuple(_square(x, f"{field}.{key}") for x in listed)
+
+    if kind == "commit":
+        return Commit(seat())
+    if kind == "choose_war":
+        return ChooseWar(seat(), colours())
+    if kind == "monument_offer":
+        offered = raw.get("squares")
+        if not isinstance(offered, list) or not offered:
+            raise FormatError("expected a non-empty list of squares", f"{field}.squares")
+        return MonumentOffer(seat(), tuple(_top_left(x, f"{field}.squares") for x in offered))
+    if kind == "treasure_choice":
+        return TreasureChoice(
+            seat(), squares("treasures"), _int(raw.get("take"), f"{field}.take", 1, 9)
+        )
+    if kind == "check_monument":
+        return CheckMonument(_square(raw.get("at"), f"{field}.at"))
+    if kind == "wars":
+        return Wars(colours())
+    if kind in _SIMPLE:
+        return _SIMPLE[kind]
+    raise FormatError(f"unknown step {kind!r}", field)
+
+
+def _agenda_v2(
+    data: Mapping[str, Any], n: int, active: int, conflict: Conflict | None, treasures: set[int]
+) -> tuple[tuple[Step, ...], int]:
+    """The agenda and actions left that versions 1 and 2 wrote as the pending decision
+    and its fields (checked as they were then)."""
+    decision = _get(data, "decision", str)
+    if decision not in DECISIONS and decision not in OLD_COMMIT_NAMES:
+        raise FormatError(f"unknown decision {decision!r}", "decision")
+    done = _int(_get(data, "actions_done", int), "actions_done", 0, ACTIONS_PER_TURN)
+    wars = tuple(read_colour(x, "wars") for x in _get(data, "wars", list))
+    placed_raw = data.get("placed")
+    placed = -1 if placed_raw is None else _square(placed_raw, "placed")
+    candidates = tuple(
+        _top_left(x, "monument_squares") for x in _get(data, "monument_squares", list)
+    )
+    choice = data.get("treasure_choice")
+    treasure: TreasureChoice | None = None
+    if choice is not None:
+        if not isinstance(choice, Mapping):
+            raise FormatError("expected {seat, treasures, take}", "treasure_choice")
+        t_seat = _int(choice.get("seat"), "treasure_choice", 0, n - 1)
+        listed = choice.get("treasures")
+        if not isinstance(listed, list):
+            raise FormatError("expected a list of treasure squares", "treasure_choice")
+        t_squares = tuple(_square(x, "treasure_choice") for x in listed)
+        t_take = _int(choice.get("take"), "treasure_choice", 1, 9)
+        if not set(t_squares) <= treasures or t_take >= len(t_squares):
+            raise FormatError(
+                "treasures to choose must be on the board, more than taken", "treasure_choice"
+            )
+        treasure = TreasureChoice(t_seat, t_squares, t_take)
 
     def need(ok: bool, field: str, message: str) -> None:
         if not ok:
             raise FormatError(f"{message} (decision {decision!r})", field)
 
-    support = decision in (REVOLT_SUPPORT, WAR_SUPPORT)
-    fighting = decision in (WAR_SUPPORT, CHOOSE_WAR)
-    need(support == (conflict is not None), "conflict", "a conflict goes with a support decision")
+    war = decision in ("war_support", CHOOSE_WAR)
+    need(not wars or war, "wars", "pending wars go with a war")
+    need(decision != CHOOSE_WAR or len(wars) >= 2, "wars", "a choice needs two wars")
+    need(placed < 0 or war, "placed", "a placed tile waits only for its wars")
+    need((decision == MONUMENT) == bool(candidates), "monument_squares", "monument squares")
+    need((decision == TREASURE) == (treasure is not None), "treasure_choice", "a choice")
+    need((decision in OLD_COMMIT_NAMES) == (conflict is not None), "conflict", "a conflict")
     if conflict is not None:
-        need(conflict.kind == (REVOLT if decision == REVOLT_SUPPORT else WAR), "conflict", "kind")
+        kind = REVOLT if decision == "revolt_support" else WAR
+        need(conflict.kind == kind, "conflict", "kind")
+    if decision in (ACTION, OVER, REFILL):
+        return ((Refill(),) if decision == REFILL else ()), ACTIONS_PER_TURN - done
+    need(done < ACTIONS_PER_TURN, "actions_done", "an action under way")
+    steps = pending_agenda(
+        active=active,
+        conflict=conflict,
+        wars=wars,
+        placed=placed,
+        candidates=candidates,
+        treasure=treasure,
+    )
+    return steps, ACTIONS_PER_TURN - done - 1
+
+
+def pending_agenda(
+    *,
+    active: int,
+    conflict: Conflict | None,
+    wars: tuple[int, ...],
+    placed: int,
+    candidates: tuple[int, ...],
+    treasure: TreasureChoice | None,
+) -> tuple[Step, ...]:
+    """The agenda of an action under way whose pending decision is described by the other
+    arguments, as the views and position format version 2 describe it: a conflict's
+    commits (and a war's further wars), a war to choose, a monument offer or a treasure
+    choice; then the monument check of the placed tile, treasures and the action's end."""
+    tail: tuple[Step, ...] = (Treasures(), EndAction())
+    if placed >= 0:
+        tail = (CheckMonument(placed), *tail)
+    steps: tuple[Step, ...]
+    if conflict is not None:
+        steps = (Commit(conflict.defender), Resolve())
+        if conflict.attacker_commit < 0:
+            steps = (Commit(conflict.attacker), *steps)
+        if conflict.kind == WAR:
+            steps = (*steps, Wars(wars))
+    elif candidates:
+        steps = (MonumentOffer(active, candidates),)
+    elif treasure is not None:
+        steps = (treasure,)
+    else:
+        steps = (ChooseWar(active, wars), Wars(wars))
+    return (*steps, *tail)
+
+
+def _check_agenda(
+    agenda: tuple[Step, ...],
+    *,
+    conflict: Conflict | None,
+    board: list[int],
+    unification: int,
+    ended: str,
+    treasures: set[int],
+) -> None:
+    """The agenda must agree with the conflict, the unification marker and the end."""
+    head = agenda[0] if agenda else None
+    decision = OVER if ended else type(head).__name__ if head is not None else ACTION
+
+    def need(ok: bool, field: str, message: str) -> None:
+        if not ok:
+            raise FormatError(f"{message} (pending {decision})", field)
+
+    commits = [s for s in agenda if isinstance(s, Commit)]
+    need(not ended or not agenda, "agenda", "nothing is pending after the end")
+    need(bool(commits) == (conflict is not None), "conflict", "a conflict goes with commits")
+    need(head is None or not commits or isinstance(head, Commit), "agenda", "commits first")
+    if conflict is not None:
         need(conflict.attacker != conflict.defender, "conflict", "attacker and defender differ")
         for seat, sq in (
             (conflict.attacker, conflict.attacker_at),
             (conflict.defender, conflict.defender_at),
         ):
             need(board[sq] >= LEADER and (board[sq] - LEADER) >> 2 == seat, "conflict", "leaders")
+        need(commits[0].seat == conflict.awaiting and len(commits) <= 2, "agenda", "commit order")
+    fighting = any(isinstance(s, Wars) for s in agenda)
     need(fighting == (unification >= 0), "board", "the unification marker goes with wars")
-    need(not wars or fighting, "wars", "pending wars go with a war")
-    need(decision != CHOOSE_WAR or len(wars) >= 2, "wars", "a choice needs two wars")
-    need(placed < 0 or fighting, "placed", "a placed tile waits only for its wars")
-    need((decision == MONUMENT) == bool(candidates), "monument_squares", "monument squares")
-    need((decision == TREASURE) == (choice is not None), "treasure_choice", "a treasure choice")
-    need((decision == OVER) == bool(ended), "ended", "a reason goes with the end")
+    if isinstance(head, ChooseWar):
+        need(len(head.colours) >= 2, "agenda", "a choice needs two wars")
+    if isinstance(head, TreasureChoice):
+        need(
+            set(head.squares) <= treasures and head.take < len(head.squares),
+            "agenda",
+            "treasures to choose must be on the board, more than taken",
+        )
 
 
 def _declined(
@@ -405,7 +562,7 @@ def _declined(
     return frozenset(declined), frozenset(tiles)
 
 
-def _conflict(value: Any, n: int) -> Conflict | None:
+def read_conflict(value: Any, n: int) -> Conflict | None:
     if value is None:
         return None
     if not isinstance(value, Mapping):
@@ -420,7 +577,7 @@ def _conflict(value: Any, n: int) -> Conflict | None:
 
     return Conflict(
         kind=kind,
-        colour=_colour(value.get("colour"), "conflict"),
+        colour=read_colour(value.get("colour"), "conflict"),
         attacker=_int(value.get("attacker"), "conflict", 0, n - 1),
         defender=_int(value.get("defender"), "conflict", 0, n - 1),
         attacker_at=_square(value.get("attacker_at"), "conflict"),

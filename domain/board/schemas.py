@@ -53,6 +53,8 @@ CONFLICT: JSON = record(
         "defender_base": COUNT,
         "attacker_commit": nullable(COUNT),
         "defender_commit": nullable(COUNT),
+        "attacker_strength": {**COUNT, "description": "The base plus the tiles committed."},
+        "defender_strength": {**COUNT, "description": "The base plus the tiles committed."},
     },
     description="The conflict being fought; a side's commitment is null until sent.",
 )
@@ -63,7 +65,10 @@ PENDING: JSON = record(
         "awaiting": array(SEAT, description="The seats whose command is awaited."),
         "decision": {"type": "string", "enum": list(DECISIONS)},
         "conflict": nullable(ref("BoardConflict")),
-        "wars": array(COLOUR, description="Colours of the wars still to fight."),
+        "wars": array(
+            COLOUR, description="While a war is fought: the colours of the wars still to fight."
+        ),
+        "colours": array(COLOUR, description="The wars to choose from (`choose_war`)."),
         "squares": array(SQUARE, description="Monument squares offered (top-left corners)."),
         "monuments": array(MONUMENT, description="Monuments still available."),
         "treasures": array(SQUARE, description="Treasures to choose from."),
@@ -72,11 +77,12 @@ PENDING: JSON = record(
         "unification": SQUARE,
         "turn": INTEGER,
         "active": SEAT,
-        "actions_done": COUNT,
+        "actions_left": COUNT,
     },
     optional=(
         "conflict",
         "wars",
+        "colours",
         "squares",
         "monuments",
         "treasures",
@@ -85,7 +91,7 @@ PENDING: JSON = record(
         "unification",
         "turn",
         "active",
-        "actions_done",
+        "actions_left",
     ),
     description="Who is awaited, on what decision, and its details.",
 )
@@ -125,6 +131,8 @@ VIEW: JSON = record(
         "options": ref("BoardOptions"),
         "turn": INTEGER,
         "active": SEAT,
+        "start_player": SEAT,
+        "actions_left": COUNT,
         "board": array(STRING, description="The board in text notation, one row per string."),
         "tiles": array(
             record({"colour": COLOUR, "at": SQUARE, "face_up": BOOLEAN}),

@@ -14,7 +14,7 @@ from typing import Any
 from domain.board.events import Event, GameStarted, TilesDrawn
 from domain.board.geometry import SQUARES, START_TEMPLES
 from domain.board.model import (
-    ACTION,
+    ACTIONS_PER_TURN,
     CATASTROPHES_PER_SEAT,
     EMPTY,
     HAND_SIZE,
@@ -93,8 +93,7 @@ def initial_state(started: GameStarted) -> State:
         out=(0, 0, 0, 0),
         turn=1,
         active=started.start_player,
-        actions=0,
-        decision=ACTION,
+        actions_left=ACTIONS_PER_TURN,
         # only options that differ from their default: a game stored before an option
         # existed keeps the same position (and snapshots) as a new game without it
         options=tuple(

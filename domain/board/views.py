@@ -17,15 +17,14 @@ from domain.board.geometry import coords
 from domain.board.model import (
     CATASTROPHE,
     CHOOSE_WAR,
+    COMMIT,
     DYNASTIES,
     FACE_DOWN,
     FACE_UP,
     MONUMENT,
     MONUMENTS,
     OVER,
-    REVOLT_SUPPORT,
     TREASURE,
-    WAR_SUPPORT,
     State,
 )
 from domain.board.notation import format_board
@@ -58,6 +57,9 @@ def conflict_json(state: State) -> JSON | None:
         "defender_base": c.defender_base,
         "attacker_commit": None if c.attacker_commit < 0 else c.attacker_commit,
         "defender_commit": None if c.defender_commit < 0 else c.defender_commit,
+        # as the card game names them: the base plus the tiles committed so far
+        "attacker_strength": c.attacker_base + max(c.attacker_commit, 0),
+        "defender_strength": c.defender_base + max(c.defender_commit, 0),
     }
 
 
@@ -77,12 +79,12 @@ def pending(state: State) -> JSON:
         "decision": state.decision,
     }
     d = state.decision
-    if d in (REVOLT_SUPPORT, WAR_SUPPORT):
+    if d == COMMIT:
         out["conflict"] = conflict_json(state)
         if state.wars:
             out["wars"] = [str(COLOURS[c]) for c in state.wars]
-    elif d == CHOOSE_WAR:
-        out["wars"] = [str(COLOURS[c]) for c in state.wars]
+    elif d == CHOOSE_WAR:  # named as the card game's choice
+        out["colours"] = [str(COLOURS[c]) for c in state.wars]
     elif d == MONUMENT:
         built = {m for m, _ in state.monuments}
         out["squares"] = [at(tl) for tl in state.candidates]
@@ -97,7 +99,7 @@ def pending(state: State) -> JSON:
     if d not in (OVER,):
         out["turn"] = state.turn
         out["active"] = state.active
-        out["actions_done"] = state.actions
+        out["actions_left"] = state.actions_left
     return out
 
 
@@ -192,6 +194,8 @@ def view(state: State, viewer: int | None, *, complete: bool = False) -> JSON:
         "options": {"open_scoring": open_scoring(state)},
         "turn": state.turn,
         "active": state.active,
+        "start_player": state.start_player,
+        "actions_left": state.actions_left,
         "board": format_board(state.board, state.treasures, state.unification),
         "tiles": tiles,
         "catastrophes": catastrophes,

@@ -58,11 +58,11 @@ from typing import Any
 
 import redis
 
-from domain.common.autoplay import play_random_game
 from domain.games import all_games
 from service.embedded_redis import EmbeddedRedis
 from service.store.port import NewEvent
 from service.store.redis_streams import RedisEventStore
+from tests.autoplay import play_random_game
 
 ADMIN_TOKEN = "bench-admin-" + uuid.uuid4().hex
 

@@ -38,8 +38,8 @@ from domain.board import RULES as BOARD
 from domain.bots import Budget, choose_command
 from domain.bots.engine import _playout
 from domain.cards import RULES as CARDS
-from domain.common.autoplay import play_random_game
 from domain.common.protocol import GameRules
+from tests.autoplay import play_random_game
 
 GAMES: dict[str, GameRules[Any, Any, Any]] = {"board": BOARD, "cards": CARDS}
 PAIRINGS = ("mcts-random", "mcts-greedy", "greedy-random")

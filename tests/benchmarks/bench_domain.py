@@ -22,9 +22,9 @@ import statistics
 import time
 from typing import Any
 
-from domain.common.autoplay import play_random_game
 from domain.common.protocol import GameRules
 from domain.games import all_games
+from tests.autoplay import play_random_game
 
 
 def percentile(values: list[float], q: float) -> float:

@@ -33,11 +33,11 @@ from typing import Any
 import redis
 
 from domain.cards import RULES
-from domain.common.autoplay import choose_command, play_random_game
 from service.api import create_app
 from service.api.context import EXTENSION
 from service.application.mapper import CommandMeta
 from service.embedded_redis import EmbeddedRedis
+from tests.autoplay import choose_command, play_random_game
 
 ADMIN = "admin-" + "h" * 40
 PREFIX = "bench-history"

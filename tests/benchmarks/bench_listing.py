@@ -22,11 +22,11 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from domain.common.autoplay import choose_command
 from service.application.game_service import GameService
 from service.application.mapper import CommandMeta
 from service.embedded_redis import EmbeddedRedis
 from service.store.redis_streams import RedisEventStore, RedisSnapshotStore
+from tests.autoplay import choose_command
 
 QUERIES: list[tuple[str, dict[str, str | None], int]] = [
     ("newest 50, no filter", {"kind": None, "status": None}, 50),

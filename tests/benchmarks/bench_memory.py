@@ -25,12 +25,12 @@ from typing import Any
 
 import redis
 
-from domain.common.autoplay import choose_command
 from service.application.game_service import GameService
 from service.application.mapper import CommandMeta
 from service.application.tokens import hash_token
 from service.embedded_redis import EmbeddedRedis
 from service.store.redis_streams import RedisEventStore, RedisSnapshotStore
+from tests.autoplay import choose_command
 
 KINDS = ("board", "cards")
 ROLES = ("events", "snap", "info", "tokens", "idem")

@@ -20,11 +20,11 @@ from pathlib import Path
 
 from flask.testing import FlaskClient
 
-from domain.common.autoplay import choose_command
 from service.api import create_app
 from service.api.context import EXTENSION
 from service.application.mapper import CommandMeta
 from service.embedded_redis import EmbeddedRedis
+from tests.autoplay import choose_command
 
 ADMIN = "bench-admin-" + "x" * 30
 VARIANTS: dict[str, dict[str, str]] = {

@@ -2,7 +2,7 @@
 and a whole catch-up cost at 1,500 and 4,500 events, before and after a consented undo,
 for a spectator, a seat and the admin.
 
-A seeded random two-player card game long enough is found with the domain's autoplay,
+A seeded random two-player card game long enough is found with tests/autoplay.py,
 then played through the application service of a real app (Flask test client, embedded
 Redis). At each size the log is read: the first page of 100, a page of 100 in the middle,
 and the whole log in pages of 200 (a stream's catch-up reads the same way). Then the game
@@ -23,11 +23,11 @@ from pathlib import Path
 from typing import Any
 
 from domain.cards import RULES
-from domain.common.autoplay import choose_command, play_random_game
 from service.api import create_app
 from service.api.context import EXTENSION
 from service.application.mapper import CommandMeta
 from service.embedded_redis import EmbeddedRedis
+from tests.autoplay import choose_command, play_random_game
 
 ADMIN = "admin-" + "b" * 40
 SIZES = (1500, 4500)

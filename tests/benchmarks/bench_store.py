@@ -43,13 +43,13 @@ from typing import Any
 
 import redis
 
-from domain.common.autoplay import play_random_game
 from domain.common.protocol import GameRules
 from service.application.game_service import GameService
 from service.application.mapper import CommandMeta
 from service.embedded_redis import EmbeddedRedis
 from service.store.port import Idempotency, NewEvent
 from service.store.redis_streams import RedisEventStore, RedisSnapshotStore
+from tests.autoplay import play_random_game
 
 
 @dataclass

@@ -81,3 +81,37 @@ def points(state: State, seat: int) -> tuple[int, int, int, int]:
 def cell(state: State, at: Square) -> str:
     """The notation token of one square."""
     return format_board(state.board, state.treasures, state.unification)[at[0]].split()[at[1]]
+
+
+def version_2_position(state: State) -> dict[str, Any]:
+    """``state`` as position format version 2 wrote it (before the agenda): the pending
+    decision by name (``revolt_support``/``war_support`` for a commit), ``actions_done``,
+    ``wars``, ``placed``, ``monument_squares`` and ``treasure_choice``. Written here from
+    the format's old description, not by the code under test."""
+    data = {k: v for k, v in dump_position(state).items() if k not in ("agenda", "actions_left")}
+    decision = state.decision
+    if decision == "commit":
+        assert state.conflict is not None
+        decision = "revolt_support" if state.conflict.kind == "revolt" else "war_support"
+    under_way = decision not in ("action", "refill", "over")
+    colours = ("black", "red", "blue", "green")
+
+    def at(sq: int) -> list[int]:
+        return [sq // 16, sq % 16]
+
+    return {
+        **data,
+        "version": 2,
+        "actions_done": 2 - state.actions_left - (1 if under_way else 0),
+        "decision": decision,
+        "wars": [colours[c] for c in state.wars],
+        "placed": None if state.placed < 0 else at(state.placed),
+        "monument_squares": [at(sq) for sq in state.candidates],
+        "treasure_choice": None
+        if state.treasure_seat < 0
+        else {
+            "seat": state.treasure_seat,
+            "treasures": [at(sq) for sq in state.treasure_squares],
+            "take": state.treasure_take,
+        },
+    }

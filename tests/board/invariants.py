@@ -10,14 +10,13 @@ from domain.board.geometry import NEIGHBOURS, block
 from domain.board.model import (
     CATASTROPHE,
     CHOOSE_WAR,
+    COMMIT,
     FACE_DOWN,
     FACE_UP,
     LEADER,
     MONUMENT_COLOURS,
-    REVOLT_SUPPORT,
     TEMPLE,
     TILE_COUNTS,
-    WAR_SUPPORT,
 )
 from domain.board.notation import diagram
 from domain.board.regions import Regions
@@ -34,7 +33,7 @@ def check_tiles_accounted(state: State) -> None:
 
 def check_no_double_leaders(state: State) -> None:
     """B-REGION-3: without a conflict pending no kingdom has two leaders of one colour."""
-    if state.decision in (REVOLT_SUPPORT, WAR_SUPPORT, CHOOSE_WAR) or state.unification >= 0:
+    if state.decision in (COMMIT, CHOOSE_WAR) or state.unification >= 0:
         return
     reg = Regions(state.board)
     for lead in reg.leaders:
@@ -84,7 +83,8 @@ def check_bookkeeping(state: State) -> None:
     face_down = sum(1 for code in state.board if FACE_DOWN <= code < CATASTROPHE)
     assert face_down == 4 * len(state.monuments)
     assert all(sum(h) <= 6 for h in state.hands)
-    assert (state.unification >= 0) == (state.decision in (WAR_SUPPORT, CHOOSE_WAR))
+    war = state.conflict is not None and state.conflict.kind == "war"
+    assert (state.unification >= 0) == (war or state.decision == CHOOSE_WAR)
 
 
 def check_treasures_collected(state: State) -> None:

@@ -20,7 +20,7 @@ from domain.board import (
     legal_commands,
     load_position,
 )
-from domain.board.model import REVOLT_SUPPORT
+from domain.board.model import COMMIT
 from domain.common.colours import Colour
 from domain.common.errors import NotAwaited
 from tests.board.helpers import allowed, cell, pos, refused, run
@@ -114,9 +114,9 @@ def test_the_four_actions_and_nothing_else() -> None:
 
 def test_an_action_ends_when_its_conflict_is_resolved() -> None:
     # rule B-TURN-3
-    state = pos({(5, 8): "1r"}, ("rk", "r"), actions_done=1)
+    state = pos({(5, 8): "1r"}, ("rk", "r"), actions_left=1)
     after, events = run(state, PlaceLeader(0, R, (7, 8)))
-    assert after.decision == REVOLT_SUPPORT and after.active == 0  # the turn is not over yet
+    assert after.decision == COMMIT and after.active == 0  # the turn is not over yet
     assert not any(isinstance(e, TurnEnded) for e in events)
     done, events = run(after, CommitSupport(0, 1), CommitSupport(1, 0))
     assert isinstance(events[-1], TurnEnded) and done.active == 1
@@ -124,7 +124,7 @@ def test_an_action_ends_when_its_conflict_is_resolved() -> None:
 
 def test_end_of_turn_draws_in_order_from_active_player() -> None:
     # rule B-TURN-4
-    state = pos({}, ("kkkk", "kk", "kkk"), active=1, bag="bbbbgggggrrr", actions_done=1)
+    state = pos({}, ("kkkk", "kk", "kkk"), active=1, bag="bbbbgggggrrr", actions_left=1)
     after, events = run(state, Pass(1))
     assert events == [
         events[0],
@@ -138,7 +138,7 @@ def test_end_of_turn_draws_in_order_from_active_player() -> None:
 
 def test_evolve_reuses_the_states_decide_computed_for_those_very_events_only() -> None:
     # given a command that ends the turn: decide evolves its events to see it
-    state = pos({}, ("kkkk", "kk"), bag="bbgggg", actions_done=1)
+    state = pos({}, ("kkkk", "kk"), bag="bbgggg", actions_left=1)
     events = decide(state, Pass(0))
     assert isinstance(events[-1], TurnEnded)
     # when the caller evolves them, it gets the states a fresh position also leads to

@@ -30,7 +30,7 @@ from domain.board import (
     view,
 )
 from domain.board.geometry import square
-from domain.board.model import CHOOSE_WAR, MONUMENT, TREASURE, WAR, WAR_SUPPORT
+from domain.board.model import CHOOSE_WAR, COMMIT, MONUMENT, TREASURE, WAR
 from domain.common.colours import Colour
 from tests.board.helpers import cell, pos, refused
 
@@ -86,7 +86,7 @@ def test_priest_exception_spares_temples_by_any_other_leader_or_with_treasure() 
     assert after.points[0] == (0, 4, 0, 0) and after.points[2] == (0, 0, 0, 0)
     # and the king keeps its temples, so it stays (B-LEADER-7 does not strike).
     assert after.leader_at(2, 0) == square(5, 10)
-    assert after.out[1] == 5 + 3 and after.unification == -1 and after.actions == 1
+    assert after.out[1] == 5 + 3 and after.unification == -1 and after.actions_left == 1
 
 
 # Seat 0 (king, priest, trader) on the left, seat 1 (king, priest, trader) on the right;
@@ -124,14 +124,14 @@ def test_war_chain_voids_a_split_war_and_starts_the_last_one_by_itself() -> None
     assert cell(after, (3, 10)) == "r." and cell(after, (4, 11)) == "r."
     assert after.points[0] == (0, 3, 0, 0)
     # the traders are now apart (their war is void) and the kings' war starts at once.
-    assert after.decision == WAR_SUPPORT and after.conflict is not None
+    assert after.decision == COMMIT and after.conflict is not None
     assert after.conflict.colour == 0 and after.wars == ()
     assert (after.conflict.attacker, after.conflict.attacker_base) == (0, 0)
     assert after.conflict.defender_base == 1
     after, _ = play(after, CommitSupport(0, 0), CommitSupport(1, 0))  # tie: defender
     assert after.leader_at(0, 0) == -1 and after.points[1] == (1, 0, 0, 0)
     assert after.leader_at(0, 3) >= 0 and after.leader_at(1, 3) >= 0  # no traders' war
-    assert after.unification == -1 and after.decision == "action" and after.actions == 1
+    assert after.unification == -1 and after.decision == "action" and after.actions_left == 1
 
 
 # Seat 0's trader (5,7) by the temple (4,7); seat 1's trader (5,10) by (4,10), with three
@@ -154,7 +154,7 @@ def test_monument_is_offered_only_after_the_wars() -> None:
     state = pos(MONUMENT_WAR, ("k", "g"))
     after, _ = play(state, PlaceTile(0, K, (4, 8)))
     # then the traders' war comes first (no choice: one war),
-    assert after.decision == WAR_SUPPORT and after.conflict is not None
+    assert after.decision == COMMIT and after.conflict is not None
     assert (after.conflict.attacker_base, after.conflict.defender_base) == (1, 0)
     refused(after, BuildMonument(0, Monument.BLACK_GREEN, (3, 8)), "B-WAR-5")
     after, _ = play(after, CommitSupport(0, 0), CommitSupport(1, 1))  # 1 against 1: defender
@@ -162,7 +162,7 @@ def test_monument_is_offered_only_after_the_wars() -> None:
     # and then, the square still whole, the monument is offered.
     assert after.decision == MONUMENT and after.candidates == (square(3, 8),)
     after, _ = play(after, BuildMonument(0, Monument.BLACK_RED, (3, 8)))
-    assert cell(after, (4, 8)) == "K." and after.actions == 1
+    assert cell(after, (4, 8)) == "K." and after.actions_left == 1
 
 
 def test_a_war_that_removes_part_of_the_square_leaves_no_monument() -> None:
@@ -178,7 +178,7 @@ def test_a_war_that_removes_part_of_the_square_leaves_no_monument() -> None:
     after, _ = play(after, CommitSupport(0, 3), CommitSupport(1, 0))  # 4 against 3
     assert [cell(after, sq) for sq in ((3, 8), (3, 9), (4, 9))] == ["..", "..", ".."]
     assert after.points[0] == (4, 0, 0, 0)
-    assert after.decision == "action" and after.candidates == () and after.actions == 1
+    assert after.decision == "action" and after.candidates == () and after.actions_left == 1
 
 
 def test_unification_tile_and_regions_joined_only_through_it_belong_to_no_side() -> None:
@@ -247,7 +247,7 @@ def test_monument_strands_the_trader_before_treasures_are_taken() -> None:
     assert built.leader_at(0, 3) == -1 and cell(built, (10, 10)) == "R*"
     # so nobody takes the two treasures of the kingdom (rule B-TURN-3's order).
     assert built.taken == (0, 0) and len(built.treasures) == 10
-    assert built.decision == "action" and built.actions == 1
+    assert built.decision == "action" and built.actions_left == 1
     # Declining instead leaves the trader, who must choose one of the two treasures.
     declined, _ = play(after, DeclineMonument(0))
     assert declined.decision == TREASURE and declined.treasure_take == 1
@@ -300,7 +300,7 @@ def test_monument_points_before_a_refill_that_ends_the_game() -> None:
         ("kkkkk", "kkkk"),
         monuments=[("black-red", (9, 7))],
         bag_size=1,
-        actions_done=1,
+        actions_left=1,
     )
     after, events = play(state, Pass(0))
     # the active player scores the monument, draws first, then seat 1 cannot draw 2
@@ -318,7 +318,7 @@ def test_swap_the_bag_cannot_supply_ends_the_game_before_monument_points() -> No
         ("kkkkkk", "kkkkkk"),
         monuments=[("black-red", (9, 7))],
         bag_size=2,
-        actions_done=1,
+        actions_left=1,
     )
     after, events = play(state, SwapTiles(0, black=3))
     assert events == [GameEnded("bag")]
@@ -356,7 +356,7 @@ def test_swaps_and_draws_hide_colours_from_others_until_the_end() -> None:
     # once the game is over, a spectator sees every hand, the bag, the seed and the swap
     from dataclasses import replace
 
-    over = replace(after, decision="over", ended="bag")
+    over = replace(after, agenda=(), ended="bag")
     assert RULES.event_view(swap[0], None, over) == RULES.events.encode(swap[0])[2]
     public = view(over, None)
     assert all("hand" in s and "points" in s for s in public["seats"])
@@ -392,7 +392,7 @@ def test_a_moved_leader_starts_a_revolt_and_goes_to_supply_when_it_loses() -> No
     assert (
         after.leader_at(2, 1) == -1 and cell(after, (9, 6)) == ".." and cell(after, (5, 8)) == ".."
     )
-    assert after.points[1] == (0, 1, 0, 0) and after.active == 2 and after.actions == 1
+    assert after.points[1] == (0, 1, 0, 0) and after.active == 2 and after.actions_left == 1
 
 
 def test_the_traders_owner_chooses_treasures_in_another_players_action() -> None:
@@ -407,7 +407,7 @@ def test_the_traders_owner_chooses_treasures_in_another_players_action() -> None
     refused(after, Pass(0), "B-TREASURE-1")
     taken, events = play(after, TakeTreasures(1, ((0, 10),)))
     assert taken.taken == (0, 1) and taken.decision == "action" and taken.active == 0
-    assert taken.actions == 1
+    assert taken.actions_left == 1
     # and who took which is public (the board shows it), the count stays in the seat's view.
     assert RULES.event_view(events[0], 0, taken) == RULES.events.encode(events[0])[2]
     assert view(taken, 0)["seats"][1]["treasures"] is None

@@ -12,9 +12,9 @@ from hypothesis import strategies as st
 from domain.board import RULES, dump_position, fold, format_board, load_position, parse_board
 from domain.board.commands import PlaceTile
 from domain.board.notation import LETTERS
-from domain.common.autoplay import play_random_game
 from domain.common.colours import Colour
 from domain.common.errors import FormatError, RulesError
+from tests.autoplay import play_random_game
 
 GAME = play_random_game(RULES, 3, 12, keep_states=True)
 POSITIONS = [s for i, s in enumerate(GAME.states) if i % 25 == 0 or s.decision != "action"]
@@ -156,7 +156,7 @@ INEXACT_POSITIONS: list[tuple[tuple[str | int, ...], Any, str]] = [
     (("start_player",), False, "start_player"),
     (("turn",), "1", "turn"),
     (("active",), 1.0, "active"),
-    (("actions_done",), True, "actions_done"),
+    (("actions_left",), True, "actions_left"),
     (("hands", 0, "black"), 1.0, "hands.black"),
     (("points", 1, "red"), True, "points.red"),
     (("out_of_game", "green"), "0", "out_of_game.green"),
@@ -166,7 +166,8 @@ INEXACT_POSITIONS: list[tuple[tuple[str | int, ...], Any, str]] = [
     (("seats", 0), 7, "seats"),
     (("declined",), [[1.0, 2]], "declined"),
     (("monuments",), [{"monument": 1, "at": [0, 0]}], "monuments"),
-    (("decision",), 0, "decision"),
+    (("agenda",), 0, "agenda"),
+    (("agenda",), [{"step": 0}], "agenda[0]"),
 ]
 
 
@@ -214,15 +215,18 @@ def _top_left_cases(at: list[int]) -> list[tuple[str, Any]]:
         ("declined", [at]),  # version 1: a bare square
         ("declined", [{"at": at, "tiles": [[0, 0]]}]),
         ("monuments", [{"monument": "black-red", "at": at}]),
-        ("monument_squares", [at]),
+        ("agenda[0].squares", [{"step": "monument_offer", "seat": 0, "squares": [at]}]),
     ]
 
 
 def _square_cases(at: list[int]) -> list[tuple[str, Any]]:
     return [
-        ("placed", at),
+        ("agenda[0].at", [{"step": "check_monument", "at": at}]),
         ("declined", [{"at": [0, 0], "tiles": [at]}]),
-        ("treasure_choice", {"seat": 0, "treasures": [at], "take": 1}),
+        (
+            "agenda[0].treasures",
+            [{"step": "treasure_choice", "seat": 0, "treasures": [at], "take": 1}],
+        ),
         ("conflict", _conflict_at("attacker_at", at)),
         ("conflict", _conflict_at("defender_at", at)),
     ]
@@ -246,7 +250,7 @@ def test_a_coordinate_off_the_board_is_a_format_error_quoting_it(
     # given a position that loads, with one coordinate field pointing off the board
     data = dump_position(POSITIONS[1])
     assert load_position(data) == POSITIONS[1]
-    data[field] = value
+    data[field.partition("[")[0]] = value  # an agenda step's field: the whole agenda
 
     # when it is loaded
     with pytest.raises(FormatError) as refused:

@@ -12,7 +12,7 @@ from domain.board import (
     legal_commands,
 )
 from domain.board.geometry import square
-from domain.board.model import CHOOSE_WAR, REVOLT, WAR, WAR_SUPPORT
+from domain.board.model import CHOOSE_WAR, COMMIT, REVOLT, WAR
 from domain.common.colours import Colour
 from domain.common.errors import NotAwaited
 from tests.board.helpers import allowed, cell, pos, refused, run
@@ -80,7 +80,7 @@ def test_revolt_outcome() -> None:
     after, _ = run(after, CommitSupport(0, 1), CommitSupport(1, 1))  # 3 against 2
     assert after.leader_at(1, 1) == -1 and cell(after, (5, 8)) == "0r"
     assert after.points[0] == (0, 1, 0, 0) and after.out[1] == 2
-    assert after.decision == "action" and after.actions == 1
+    assert after.decision == "action" and after.actions_left == 1
 
 
 # The rulebook's war: lion (seat 3) unites its kingdom (trader, 1 green; bull's king)
@@ -115,7 +115,7 @@ def test_rulebook_war_example() -> None:
     assert after.points[3] == (0, 0, 0, 3)
     assert after.out[3] == 7  # 5 committed + 2 removed
     # the kingdom fell apart, so the kings' war is void and the marker is gone
-    assert after.unification == -1 and after.decision == "action" and after.actions == 1
+    assert after.unification == -1 and after.decision == "action" and after.actions_left == 1
     assert after.leader_at(0, 0) >= 0 and after.leader_at(1, 0) >= 0
 
 
@@ -127,7 +127,7 @@ def test_every_doubled_colour_is_a_war() -> None:
     quiet = dict(WAR_BOARD)
     quiet[(5, 10)] = "1b"  # no second king: only the traders fight
     after, _ = run(pos(quiet, ("", "", "g", "kg"), active=3), PlaceTile(3, K, (4, 8)))
-    assert after.decision == WAR_SUPPORT and after.conflict is not None
+    assert after.decision == COMMIT and after.conflict is not None
     assert after.conflict.colour == 3
 
 
@@ -224,7 +224,7 @@ def test_split_voids_pending_wars_otherwise_they_go_on() -> None:
     after, _ = run(state, PlaceTile(3, K, (4, 8)), ChooseWar(3, K))
     after, _ = run(after, CommitSupport(0, 0), CommitSupport(1, 0))  # seat 0 attacks
     assert after.leader_at(0, 0) == -1  # a tie: the defender (seat 1) keeps its king
-    assert after.decision == WAR_SUPPORT and after.conflict is not None
+    assert after.decision == COMMIT and after.conflict is not None
     assert after.conflict.colour == 3 and after.unification == square(4, 8)
     # the traders' war first (the rulebook's order) splits the kingdom: no kings' war
     split, _ = run(state, PlaceTile(3, K, (4, 8)), ChooseWar(3, G))
@@ -265,9 +265,9 @@ def test_three_wars_in_a_chain() -> None:
     refused(after, ChooseWar(0, R), "B-WAR-2")  # the red war is settled
     after, _ = run(after, ChooseWar(0, G), CommitSupport(0, 0), CommitSupport(1, 0))
     assert after.leader_at(0, 3) == -1 and after.points[1] == (0, 0, 0, 1)
-    assert after.decision == WAR_SUPPORT and after.conflict is not None  # the last war starts
+    assert after.decision == COMMIT and after.conflict is not None  # the last war starts
     assert after.conflict.colour == 0
     after, _ = run(after, CommitSupport(0, 0), CommitSupport(1, 0))  # 2 black against 1
     assert after.leader_at(1, 0) == -1 and cell(after, (4, 9)) == ".."
     assert after.points[0] == (2, 1, 0, 0) and after.unification == -1
-    assert after.decision == "action" and after.actions == 1
+    assert after.decision == "action" and after.actions_left == 1

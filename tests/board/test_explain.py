@@ -14,12 +14,14 @@ from domain.board import RULES, State
 from domain.board.events import (
     CatastrophePlaced,
     Event,
+    LeaderMoved,
+    LeaderPlaced,
     MonumentBuilt,
     SupportCommitted,
     TilePlaced,
     TreasuresTaken,
 )
-from domain.board.model import REVOLT, REVOLT_SUPPORT, WAR, WAR_SUPPORT
+from domain.board.model import COMMIT, REVOLT, WAR
 
 Found = tuple[State, Any, list[Event]]
 SEEDS = range(1, 60)  # games searched, in order, for the first position of a case
@@ -59,7 +61,7 @@ def test_a_tile_that_starts_a_war() -> None:
     found = first(
         lambda s, es: (
             any(isinstance(e, TilePlaced) for e in es)
-            and _after(s, es).decision in (WAR_SUPPORT, "choose_war")
+            and _after(s, es).decision in (COMMIT, "choose_war")
         )
     )
     assert {"B-TILE-1", "B-TILE-2", "B-TILE-4", "B-WAR-1"} <= set(trail_of(found, TilePlaced))
@@ -68,7 +70,7 @@ def test_a_tile_that_starts_a_war() -> None:
 def test_the_support_that_settles_a_war_and_its_removals() -> None:
     found = first(
         lambda s, es: (
-            s.decision == WAR_SUPPORT
+            s.decision == COMMIT
             and s.conflict is not None
             and s.conflict.kind == WAR
             and isinstance(es[0], SupportCommitted)
@@ -80,12 +82,17 @@ def test_the_support_that_settles_a_war_and_its_removals() -> None:
 
 
 def test_a_revolt_from_its_leader_to_its_outcome() -> None:
-    started = first(lambda s, es: _after(s, es).decision == REVOLT_SUPPORT)
+    started = first(
+        lambda s, es: (
+            _after(s, es).decision == COMMIT
+            and any(isinstance(e, LeaderPlaced | LeaderMoved) for e in es)
+        )
+    )
     state, command, _events = started
     assert "B-LEADER-6" in RULES.trail(state, command)[0]
     settled = first(
         lambda s, es: (
-            s.decision == REVOLT_SUPPORT
+            s.decision == COMMIT
             and s.conflict is not None
             and s.conflict.kind == REVOLT
             and isinstance(es[0], SupportCommitted)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from domain.board import LeaderMoved, LeaderPlaced, PlaceCatastrophe, PlaceLeader, WithdrawLeader
-from domain.board.model import REVOLT_SUPPORT
+from domain.board.model import COMMIT
 from domain.common.colours import Colour
 from domain.common.errors import FormatError, NotAwaited
 from tests.board.helpers import allowed, cell, pos, refused, run
@@ -81,7 +81,7 @@ def test_same_colour_leader_in_kingdom_starts_revolt() -> None:
     # rule B-LEADER-6
     state = pos({(5, 8): "1r"}, ("k", "k"))
     after, _ = run(state, PlaceLeader(0, R, (7, 8)))
-    assert after.decision == REVOLT_SUPPORT
+    assert after.decision == COMMIT
     calm, _ = run(state, PlaceLeader(0, K, (7, 8)))
     assert calm.decision == "action" and calm.conflict is None
 

@@ -11,8 +11,8 @@ from collections.abc import Iterator
 import pytest
 
 from domain.board import RULES, Command, State, decide, evolve, fold, legal_commands, start
-from domain.common.autoplay import play_random_game
 from domain.common.errors import FormatError, RulesError
+from tests.autoplay import play_random_game
 from tests.board.candidates import candidates
 
 

@@ -19,7 +19,7 @@ from domain.board.geometry import square
 from domain.board.model import MONUMENT
 from domain.common.colours import Colour
 from domain.common.errors import NotAwaited
-from tests.board.helpers import Square, allowed, cell, pos, refused, run
+from tests.board.helpers import Square, allowed, cell, pos, refused, run, version_2_position
 
 K, R, B, G = Colour.BLACK, Colour.RED, Colour.BLUE, Colour.GREEN
 
@@ -38,7 +38,7 @@ EXAMPLE = {
 
 def test_rulebook_monument_example() -> None:
     # rule B-MONUMENT-5
-    state = pos(EXAMPLE, ("", "rkkkkk"), active=1, actions_done=1)
+    state = pos(EXAMPLE, ("", "rkkkkk"), active=1, actions_left=1)
     after, _ = run(state, PlaceTile(1, R, (4, 7)))
     assert after.points[0] == (0, 1, 0, 0)  # archer's priest scores the temple
     assert after.decision == MONUMENT and after.candidates == (square(3, 6),)
@@ -144,7 +144,7 @@ def test_monument_points_for_the_active_player_at_turn_end() -> None:
         (5, 8): "0b",
         (4, 9): "1g",
     }
-    state = pos(monument, ("", ""), monuments=[("blue-green", (3, 6))], actions_done=1)
+    state = pos(monument, ("", ""), monuments=[("blue-green", (3, 6))], actions_left=1)
     after, _ = run(state, Pass(0))
     assert after.points[0] == (0, 0, 1, 0)  # the farmer scores blue; the king nothing
     assert after.points[1] == (0, 0, 0, 0)  # seat 1 only scores at the end of its own turn
@@ -178,7 +178,7 @@ def test_a_declined_square_is_offered_again_once_all_its_tiles_have_left() -> No
     assert after.declined == frozenset() and after.declined_tiles == frozenset()
     assert dump_position(after)["declined"] == []
     # (a version-1 position naming that square bare reads the same: its tiles are gone)
-    v1 = load_position({**dump_position(after), "version": 1, "declined": [[8, 2]]})
+    v1 = load_position({**version_2_position(after), "version": 1, "declined": [[8, 2]]})
     assert v1.declined == frozenset() and v1 == after
     # and four new green tiles completing the square there are offered a monument
     after, _ = run(after, PlaceTile(0, G, (8, 2)), Pass(1), Pass(1))
@@ -204,7 +204,7 @@ def test_a_declined_square_stays_banned_while_one_of_its_tiles_remains() -> None
     assert after.decision != MONUMENT and after.candidates == ()
     # and the position format keeps the ban exactly (version 2), and reads version 1
     assert load_position(dump_position(after)) == after
-    old = {**dump_position(after), "version": 1, "declined": [[8, 2]]}
+    old = {**version_2_position(after), "version": 1, "declined": [[8, 2]]}
     assert load_position(old).declined_tiles == {
         (square(8, 2), sq) for sq in map(lambda rc: square(*rc), DECLINED_SQUARE)
     }

@@ -16,7 +16,7 @@ from domain.board import (
     fold,
     load_position,
 )
-from domain.common.autoplay import play_random_game
+from tests.autoplay import play_random_game
 from tests.board.invariants import check_all, check_views_hide
 
 SEATS = (2, 3, 4)

@@ -8,7 +8,7 @@ import dataclasses
 from domain.board import RULES
 from domain.board.model import EMPTY
 from domain.board.regions import Regions, kingdom_count, kingdom_counts, regions
-from domain.common.autoplay import play_random_game
+from tests.autoplay import play_random_game
 
 
 def partition(reg: Regions) -> set[frozenset[int]]:

@@ -128,7 +128,7 @@ def test_treasures_are_wild_and_points_unlimited() -> None:
     from domain.board import result
 
     state = pos({}, ("", ""), points=[[200, 0, 0, 0], [1, 1, 1, 1]], taken=[3, 0])
-    scored = result(replace(state, decision="over", ended="bag"))
+    scored = result(replace(state, agenda=(), ended="bag"))
     assert scored is not None
     assert scored["seats"][0]["totals"]["black"] == 200  # no cap on points
     assert scored["seats"][0]["key"] == [1, 1, 1, 200]  # treasures fill the weakest colours
@@ -156,7 +156,7 @@ def test_views_hide_hands_points_bag_and_seed() -> None:
     assert RULES.event_view(swap, 0, state)["drawn"] == ["green"]
     from dataclasses import replace
 
-    over = replace(state, decision="over", ended="bag")
+    over = replace(state, agenda=(), ended="bag")
     assert view(over, None)["seats"][1]["hand"] is not None and view(over, 1)["seed"] == 3
     assert RULES.event_view(events[0], None, over)["seed"] == 3  # all public at the end
 
@@ -187,7 +187,7 @@ def test_rules_object_satisfies_the_protocol() -> None:
         "decision": "action",
         "turn": 1,
         "active": state.active,
-        "actions_done": 0,
+        "actions_left": 2,
     }
 
 
@@ -201,7 +201,12 @@ def test_position_round_trip_and_errors() -> None:
     broken["hands"][0]["red"] += 1  # one tile too many
     with pytest.raises(FormatError):
         load_position(broken)
-    for key, value in (("version", 99), ("decision", "dance"), ("board", ["x"]), ("active", 7)):
+    for key, value in (
+        ("version", 99),
+        ("agenda", [{"step": "dance"}]),
+        ("board", ["x"]),
+        ("active", 7),
+    ):
         bad = json.loads(text)
         bad[key] = value
         with pytest.raises(FormatError):

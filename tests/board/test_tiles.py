@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from domain.board import ChooseWar, CommitSupport, PlaceTile, TilePlaced
 from domain.board.geometry import square
-from domain.board.model import CHOOSE_WAR, WAR_SUPPORT
+from domain.board.model import CHOOSE_WAR, COMMIT
 from domain.board.regions import Regions
 from domain.common.colours import Colour
 from tests.board.helpers import allowed, cell, pos, refused, run
@@ -30,7 +30,7 @@ def test_tile_joins_at_most_two_kingdoms() -> None:
     two = dict(three)
     two[(2, 7)] = ".."
     after, _ = run(pos(two, ("rk", "r")), PlaceTile(0, R, (4, 7)))
-    assert after.decision == WAR_SUPPORT  # two kingdoms with a king each
+    assert after.decision == COMMIT  # two kingdoms with a king each
     allowed(pos({}, ("k", "")), PlaceTile(0, K, (5, 3)))  # standing alone is fine
 
 

@@ -121,7 +121,7 @@ def test_taken_treasures_are_secret_wild_points() -> None:
     state = pos({}, ("", ""), taken=[2, 0], points=[[3, 1, 2, 2], [5, 5, 5, 5]])
     assert view(state, 0)["seats"][0]["treasures"] == 2
     assert view(state, 1)["seats"][0]["treasures"] is None
-    over = replace(state, decision="over", ended="bag")
+    over = replace(state, agenda=(), ended="bag")
     scored = result(over)
     assert scored is not None
     assert scored["seats"][0]["key"] == [2, 2, 3, 3]  # both treasures went to the weakest
@@ -159,12 +159,12 @@ def test_fewer_than_three_treasures_end_the_game_at_turn_end() -> None:
 
 def test_empty_bag_ends_the_game_at_once() -> None:
     # rule B-END-2
-    state = pos({}, ("kkkkkk", "kkkk"), bag_size=1, actions_done=1)
+    state = pos({}, ("kkkkkk", "kkkk"), bag_size=1, actions_left=1)
     after, events = run(state, PlaceTile(0, K, (5, 5)))
     assert isinstance(events[-2], type(events[-2])) and events[-1] == GameEnded("bag")
     assert after.decision == "over" and after.ended == "bag"
     refused(after, Pass(1), "B-END-2", GameOver)
-    enough = pos({}, ("kkkkkk", "kkkkkk"), bag_size=1, actions_done=1)
+    enough = pos({}, ("kkkkkk", "kkkkkk"), bag_size=1, actions_left=1)
     after, _ = run(enough, PlaceTile(0, K, (5, 5)))  # one tile is all it needs
     assert after.decision == "action" and after.bag == ()
     _, events = run(pos({}, ("kkkkkk", ""), bag_size=0), SwapTiles(0, black=1))
@@ -175,7 +175,7 @@ def test_rulebook_final_scoring_example() -> None:
     # rule B-END-3
     points = [[22, 6, 14, 12], [10, 10, 11, 15], [12, 9, 11, 13], [12, 10, 10, 14]]
     state = pos({}, ("", "", "", ""), points=points, taken=[3, 0, 2, 0])
-    scored = result(replace(state, decision="over", ended="treasures"))
+    scored = result(replace(state, agenda=(), ended="treasures"))
     assert scored is not None
     by_seat = {s["dynasty"]: s for s in scored["seats"]}
     assert by_seat["pot"]["score"] == 11 and by_seat["pot"]["place"] == 1
@@ -184,6 +184,6 @@ def test_rulebook_final_scoring_example() -> None:
     assert by_seat["archer"]["score"] == 9 and by_seat["archer"]["place"] == 4  # 22 black!
     assert scored["places"] == [[2], [3], [1], [0]]
     tie = pos({}, ("", ""), points=[[1, 2, 3, 4], [4, 3, 2, 1]])
-    shared = result(replace(tie, decision="over", ended="bag"))
+    shared = result(replace(tie, agenda=(), ended="bag"))
     assert shared is not None and shared["places"] == [[0, 1]]  # still tied: shared victory
     assert result(tie) is None

@@ -8,8 +8,8 @@ from typing import Any
 
 from domain.board import RULES as BOARD
 from domain.cards import RULES as CARDS
-from domain.common.autoplay import play_random_game
 from domain.common.protocol import GameRules
+from tests.autoplay import play_random_game
 
 Rules = GameRules[Any, Any, Any]
 GAMES: dict[str, Rules] = {"board": BOARD, "cards": CARDS}

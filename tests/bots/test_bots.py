@@ -16,7 +16,7 @@ from tests.bots.positions import GAMES, Rules, decision_of, sample_positions, sc
 SMALL = Budget(playouts=12, depth=4, determinizations=3)
 DETERMINIZERS = {"board": board_determinize, "cards": cards_determinize}
 KINDS = {
-    "board": {"action", "revolt_support", "war_support", "choose_war", "monument", "treasure"},
+    "board": {"action", "commit", "choose_war", "monument", "treasure"},
     "cards": {"action", "point", "commit", "ship", "ship_points", "treasure_swap", "choose_war"},
 }
 # Seeds whose random games reach every decision kind (monuments and chosen wars are rare).

@@ -13,9 +13,9 @@ from hypothesis import strategies as st
 
 from domain.cards import RULES, build, dump_position, load_position
 from domain.cards.commands import PlayCard
-from domain.common.autoplay import play_random_game
 from domain.common.colours import Colour
 from domain.common.errors import FormatError
+from tests.autoplay import play_random_game
 
 INEXACT_COMMANDS: list[tuple[dict[str, Any], str]] = [
     ({"type": "PlayCard", "seat": 0, "colour": "red", "column": "0"}, "column"),

@@ -8,8 +8,8 @@ import pytest
 
 from domain.cards import COMMANDS, EVENTS, RULES, GameStarted, fold
 from domain.cards.model import Options
-from domain.common.autoplay import play_random_game
 from domain.common.errors import FormatError
+from tests.autoplay import play_random_game
 
 
 def test_every_event_and_command_of_a_game_round_trips() -> None:

@@ -29,9 +29,9 @@ from domain.cards import (
     legal_commands,
 )
 from domain.cards.flow import awaited_seat
-from domain.common.autoplay import play_random_game
 from domain.common.colours import COLOURS
 from domain.common.errors import RulesError
+from tests.autoplay import play_random_game
 from tests.cards.test_random_games import options_for
 
 

@@ -19,8 +19,8 @@ from domain.cards import (
 )
 from domain.cards.flow import awaited_seat
 from domain.cards.model import Options
-from domain.common.autoplay import play_random_game
 from domain.common.errors import FormatError
+from tests.autoplay import play_random_game
 from tests.cards.test_random_games import options_for
 
 

@@ -11,7 +11,7 @@ import pytest
 
 from domain.cards import RULES, Event, State, fold
 from domain.cards.setup import OPTION_NAMES
-from domain.common.autoplay import play_random_game
+from tests.autoplay import play_random_game
 from tests.cards.invariants import accounted, check_all, display_sound, views_hide_secrets
 
 GAMES = 210

@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from domain.common.autoplay import play_random_game
 from domain.games import all_games
+from tests.autoplay import play_random_game
 
 
 @pytest.mark.parametrize("kind", ["board", "cards"])

@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from domain.common.autoplay import choose_command
 from domain.games import all_games
+from tests.autoplay import choose_command
 
 
 @pytest.mark.parametrize("kind", ["board", "cards"])

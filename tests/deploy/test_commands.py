@@ -20,13 +20,13 @@ import pytest
 import redis
 import requests
 
-from domain.common.autoplay import choose_command
 from service.application.game_service import GameService
 from service.application.mapper import CommandMeta, GameInfo
 from service.embedded_redis import EmbeddedRedis
 from service.store.port import PLAYER_LISTS, STATUSES
 from service.store.redis_players import RedisPlayerStore
 from service.store.redis_streams import RedisEventStore, RedisSnapshotStore
+from tests.autoplay import choose_command
 from tests.deploy.files import HEALTHCHECK, ROOT
 
 ADMIN = CommandMeta(command_id="deploy-test", actor="admin", seat=None)

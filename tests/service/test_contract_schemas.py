@@ -15,12 +15,12 @@ import jsonschema
 import pytest
 import yaml
 
-from domain.common.autoplay import play_random_game
 from domain.common.codec import TypeRegistry
 from domain.common.schema import record_schema
 from domain.games import all_games
 from service.contract import MARKER, SPEC_PATH, components, main, render
 from service.events import SERVICE_EVENTS
+from tests.autoplay import play_random_game
 
 GAMES = all_games()
 

@@ -332,10 +332,9 @@ function decisionText(state) {
     `), ${seatName(state, conflict.defender)} defends (` +
     (state.kind === "board" ? side(conflict.defender_base, conflict.defender_commit) : side(conflict.defender_strength, conflict.defender_cards)) + "). ";
   switch (p.decision) {
-    case "action": return state.kind === "board" ? `${names(p.awaiting)}: action ${(p.actions_done ?? 0) + 1} of 2.`
-      : `${names(p.awaiting)}: ${p.actions_left} action${p.actions_left === 1 ? "" : "s"} left.`;
-    case "revolt_support": case "war_support": case "commit": return `${fight}${names(p.awaiting)}: commit support.`;
-    case "choose_war": return `${names(p.awaiting)}: choose the war to fight first (${(p.wars || p.colours || []).join(", ")}).`;
+    case "action": return `${names(p.awaiting)}: ${p.actions_left} action${p.actions_left === 1 ? "" : "s"} left.`;
+    case "commit": return `${fight}${names(p.awaiting)}: commit support.`;
+    case "choose_war": return `${names(p.awaiting)}: choose the war to fight first (${(p.colours || []).join(", ")}).`;
     case "monument": return `${names(p.awaiting)}: build a monument?`;
     case "treasure": return `${names(p.awaiting)}: take ${p.take} treasure${p.take === 1 ? "" : "s"}.`;
     case "point": return `${names(p.awaiting)}: take a point?`;

@@ -315,7 +315,7 @@ def test_a_consented_undo_asked_in_one_page_and_approved_in_the_other(
         pending = api(live_server, f"/games/{game_id}/pending")
         seat = pending["awaited"][0]
         decision = pending["pending"]
-        turn_over = decision["decision"] == "action" and decision["actions_done"] == 0
+        turn_over = decision["decision"] == "action" and decision["actions_left"] == 2
         if seat == 1 and turn_over and pending["version"] > 6:
             break  # seat 0's turn is over: its tiles were drawn
         ready(players[seat], pending["version"])

@@ -18,10 +18,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from domain.common.autoplay import choose_command, play_random_game
 from domain.common.protocol import GameRules
 from service.application.game_service import GameService
 from service.application.repository import replay
+from tests.autoplay import choose_command, play_random_game
 from tests.service.store.conftest import Backend, meta
 from tests.service.store.pile_game import PILE
 

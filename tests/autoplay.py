@@ -1,4 +1,5 @@
-"""Seeded random play through ``legal_commands``: for tests, benchmarks, bots.
+"""Seeded random play through ``legal_commands``: a test helper (tests, benchmarks), outside
+the domain package since it is no rule of either game.
 
 The random source is a local ``random.Random`` seeded by the caller, never the
 global one, so a game is reproducible from its two seeds.
