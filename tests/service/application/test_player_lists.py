@@ -10,13 +10,13 @@ from collections.abc import Sequence
 
 import pytest
 
-from domain.common.autoplay import choose_command
 from service.application.game_service import GameService
 from service.application.mapper import CommandMeta
 from service.application.players import Membership, lists_of
 from service.errors import StoreUnavailable
 from service.store.memory import InMemoryEventStore, InMemoryPlayerStore
 from service.store.port import PLAYER_LISTS
+from tests.autoplay import choose_command
 
 ADMIN = CommandMeta(command_id="lists-test", actor="admin", seat=None)
 ANN, BOB = "a" * 32, "b" * 32
