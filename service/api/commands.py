@@ -15,6 +15,7 @@ from service.api.http import (
     json_response,
     load_body,
 )
+from service.api.moves import next_move
 from service.api.presenters import events_json
 from service.api.problems import forbidden
 from service.api.schemas import CommandEnvelopeSchema
@@ -243,9 +244,10 @@ def post_command(game_id: str) -> Response:
         game_id, command, meta=meta, expected_version=expected, idempotency_key=key
     )
     game = outcome.game
-    response = json_response(
-        {"version": game.version, "events": events_json(outcome.events, caller, game)},
-        version=game.version,
-    )
+    if outcome.replayed and outcome.events and outcome.events[-1].version < game.version:
+        # A replay answers as the first attempt did: the game right after its events.
+        game = services().games.repository.past(game, outcome.events[-1].version)
+    body = {"version": game.version, "events": events_json(outcome.events, caller, game)}
+    response = json_response(body | next_move(game, seat), version=game.version)
     response.headers["Idempotent-Replayed"] = "true" if outcome.replayed else "false"
     return response

@@ -16,6 +16,7 @@ from service.api.http import (
     load_query,
     request_id,
 )
+from service.api.moves import minimal, next_move, pending_json, serving_order
 from service.api.presenters import events_json, game_json, info_json
 from service.api.problems import bad_request, forbidden
 from service.api.schemas import GameCreateSchema, GameListQuerySchema, SeatClaimSchema
@@ -183,7 +184,13 @@ def create_game() -> Response:
         created_seat_json(seat, name, token, bots.get(seat))
         for seat, (name, token) in enumerate(zip(names, tokens, strict=True))
     ]
-    response = json_response({"game": game_json(game), "seats": seats}, 201, version=game.version)
+    body: dict[str, object] = {"game": game_json(game), "seats": seats}
+    if not minimal():
+        # What the creator needs to play at once: the first decision, and the legal
+        # commands of each awaited seat whose token it just got (none of another's).
+        held = [seat for seat, token in enumerate(tokens) if token is not None]
+        body |= {"next": pending_json(game), "legal": serving_order(game, held)}
+    response = json_response(body, 201, version=game.version)
     response.headers["Location"] = f"/games/{game.game_id}"
     response.headers["Cache-Control"] = "no-store"  # the body holds the secrets
     response.headers["Idempotent-Replayed"] = "true" if created.replayed else "false"
@@ -323,7 +330,7 @@ def claim_seat(game_id: str, seat: int) -> Response:
         "game": game_json(game),
         "seat": seat_token_json(seat, game.info.seat_names[seat], claimed.token),
         "events": events_json(claimed.events, caller_for(game_id), game),
-    }
+    } | next_move(game, seat)
     response = json_response(answer, 201, version=game.version)
     response.headers["Location"] = f"/games/{game_id}"
     response.headers["Cache-Control"] = "no-store"  # the body holds the secret
