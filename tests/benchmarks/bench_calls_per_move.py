@@ -27,6 +27,7 @@ is in the ``after`` loop's command answers, not in extra reads).
 from __future__ import annotations
 
 import argparse
+import gzip
 import http.client
 import json
 import random
@@ -67,7 +68,12 @@ class Wire:
         self.tally = tally
 
     def call(
-        self, name: str, method: str, path: str, body: Any = None, headers: dict[str, str] | None = None
+        self,
+        name: str,
+        method: str,
+        path: str,
+        body: Any = None,
+        headers: dict[str, str] | None = None,
     ) -> tuple[int, dict[str, str], Any]:
         sent = {"Accept-Encoding": self.encoding, **(headers or {})}
         data = None if body is None else json.dumps(body).encode()
@@ -102,8 +108,6 @@ class Wire:
 
 def _decoded(raw: bytes, coding: str | None) -> bytes:
     if coding == "gzip":
-        import gzip
-
         return gzip.decompress(raw)
     assert coding is None, coding
     return raw
@@ -129,7 +133,9 @@ def play_before(wire: Wire, kind: str, seats: int, seed: int) -> None:
         if pending["over"]:
             return
         token = {"Authorization": f"Bearer {tokens[pending['awaited'][0]]}"}
-        _, headers, legal = wire.call("legal-commands", "GET", f"{base}/legal-commands", None, token)
+        _, headers, legal = wire.call(
+            "legal-commands", "GET", f"{base}/legal-commands", None, token
+        )
         command = rng.choice(legal["commands"])
         status, _, reply = wire.call(
             "commands",
