@@ -184,13 +184,13 @@ def create_game() -> Response:
         created_seat_json(seat, name, token, bots.get(seat))
         for seat, (name, token) in enumerate(zip(names, tokens, strict=True))
     ]
-    body: dict[str, object] = {"game": game_json(game), "seats": seats}
+    answer: dict[str, object] = {"game": game_json(game), "seats": seats}
     if not minimal():
         # What the creator needs to play at once: the first decision, and the legal
         # commands of each awaited seat whose token it just got (none of another's).
         held = [seat for seat, token in enumerate(tokens) if token is not None]
-        body |= {"next": pending_json(game), "legal": serving_order(game, held)}
-    response = json_response(body, 201, version=game.version)
+        answer |= {"next": pending_json(game), "legal": serving_order(game, held)}
+    response = json_response(answer, 201, version=game.version)
     response.headers["Location"] = f"/games/{game.game_id}"
     response.headers["Cache-Control"] = "no-store"  # the body holds the secrets
     response.headers["Idempotent-Replayed"] = "true" if created.replayed else "false"
