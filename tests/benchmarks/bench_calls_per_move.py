@@ -40,7 +40,14 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from tests.service.api.conftest import ADMIN_TOKEN, start_live_server
+from tests.service.api.conftest import (
+    ADMIN_TOKEN,
+    free_port,
+    launch_service,
+    service_env,
+    stop_service,
+    wait_ready,
+)
 
 KINDS = ("board", "cards")
 MAX_COMMANDS = 3000
@@ -193,18 +200,24 @@ def main() -> None:
     rows: list[tuple[str, str, str, Tally]] = []
     with tempfile.TemporaryDirectory() as tmp:
         env = {"TIGRIS_REDIS_DIR": str(Path(tmp) / "redis"), "TIGRIS_RATE_LIMITS": "off"}
-        with start_live_server(None, Path(tmp), env) as server:
+        port = free_port()
+        url, log = f"http://127.0.0.1:{port}", Path(tmp) / "server.log"
+        process = launch_service(service_env(None, port, env), log)
+        try:
+            wait_ready(url, process, log, timeout_s=180)  # a busy machine starts it slowly
             for kind in KINDS:
                 for encoding in ("identity", "gzip"):
                     for name, play in loops.items():
                         tally = Tally()
-                        wire = Wire(server.url, encoding, tally)
+                        wire = Wire(url, encoding, tally)
                         try:
                             for n in range(args.games):
                                 play(wire, kind, args.seats, 24_000 + n)
                         finally:
                             wire.close()
                         rows.append((kind, encoding, name, tally))
+        finally:
+            stop_service(process)
     print(
         f"{args.games} seeded games per kind, {args.seats} seats; per command "
         "(the creation call included)"
