@@ -26,7 +26,8 @@ def test_a_seat_not_awaited_gets_no_legal_commands_and_never_another_seats(
     api: Api, client: FlaskClient, kind: str
 ) -> None:
     """Given a game, when a seat's command hands the turn over (or it stays awaited), then
-    its answer lists its own legal commands only while it is awaited, else ``null``."""
+    its answer lists its own legal commands only while it is awaited, else ``null``; and the
+    answer's ETag, as If-None-Match, makes legal-commands a 304 at that version."""
     game = api.create(kind, 2, seed=24_003)
     seen_null = seen_own = False
     for _ in range(40):
@@ -35,6 +36,9 @@ def test_a_seat_not_awaited_gets_no_legal_commands_and_never_another_seats(
         reply = sent.get_json()
         if seat in reply["next"]["awaited"]:
             assert reply["legal"]["seat"] == seat
+            # its ETag is the seat's own at that version: legal-commands has nothing newer
+            held = {**game.seat(seat), "If-None-Match": sent.headers["ETag"]}
+            assert api.get(f"/games/{game.game_id}/legal-commands", held).status_code == 304
             seen_own = True
         else:
             assert reply["legal"] is None
