@@ -41,11 +41,17 @@ def _envelope_schema() -> CommandEnvelopeSchema:
         "legal commands of the caller are\n"
         "listed by `GET /games/{game_id}/legal-commands` in exactly "
         "this form.\n"
-        "The reply carries the new events as this seat may see them "
-        "and the new version.\n"
+        "\n**One call per move.** The reply carries the new version (also in its `ETag`, the "
+        "If-Match of the next command), the new events as this seat may see them, the next "
+        "pending decision (`next`, as `GET /games/{game_id}/pending` answers it at that "
+        "version, without the clock) and, when this seat is awaited next, its legal commands "
+        "(`legal`, as `GET /games/{game_id}/legal-commands` answers it; `null` when it is not "
+        "awaited, and never another seat's). `Prefer: return=minimal` leaves `next` and "
+        "`legal` out. A replay (`Idempotent-Replayed: true`) answers with the first attempt's "
+        "body: the version, events, `next` and `legal` right after that command.\n"
     ),
     security=[{"bearerAuth": []}],
-    parameters=["IfMatch", "IdempotencyKey", "XRequestId"],
+    parameters=["IfMatch", "IdempotencyKey", "XRequestId", "PreferMinimal"],
     request_body=body(
         "Command",
         examples={

@@ -63,7 +63,7 @@ blueprint = Blueprint("games", __name__)
         "(`Idempotent-Replayed: true`) for 48 hours. The same key with "
         "another body is a 422.\n"
     ),
-    parameters=["IdempotencyKey", "XRequestId"],
+    parameters=["IdempotencyKey", "XRequestId", "PreferMinimal"],
     # Its examples name the games on offer: service/api/examples.json (no service module
     # names a game).
     request_body=body("GameCreate"),
@@ -271,7 +271,7 @@ def list_games() -> Response:
         "correlation id.\n"
     ),
     security=[],
-    parameters=["IdempotencyKey", "XRequestId"],
+    parameters=["IdempotencyKey", "XRequestId", "PreferMinimal"],
     path_parameters=[
         {
             "name": "seat",

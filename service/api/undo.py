@@ -83,7 +83,7 @@ def get_undo_request(game_id: str, request_id: str) -> Response:
         "at a time.\n"
     ),
     security=[{"bearerAuth": []}],
-    parameters=["IfMatch", "XRequestId"],
+    parameters=["IfMatch", "XRequestId", "PreferMinimal"],
     request_body=body(
         UndoRequestCreateSchema, example={"to_version": 12, "reason": "I misplaced my farmer"}
     ),
@@ -152,7 +152,7 @@ def request_undo(game_id: str) -> Response:
     summary=("Approve or reject an open undo request (another seat, or the admin token)."),
     description=("The last approval appends the revert event; one rejection closes the request."),
     security=[{"bearerAuth": []}],
-    parameters=["IfMatch", "XRequestId"],
+    parameters=["IfMatch", "XRequestId", "PreferMinimal"],
     request_body=body(UndoAnswerSchema, example={"approve": True}),
     responses={200: ok("The request after the answer.", "UndoRequest", headers={"ETag": "ETag"})},
     problems=[
