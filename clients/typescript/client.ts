@@ -14,6 +14,9 @@ export type BoardCommand = Schemas["BoardCommand"];
 export type CardsCommand = Schemas["CardsCommand"];
 export type LegalCommands = Schemas["LegalCommands"];
 export type CommandResult = Schemas["CommandResult"];
+export type PendingView = Schemas["PendingView"];
+/** The caller's legal commands in a write's answer (`null` when it is not awaited). */
+export type CallerLegalCommands = Schemas["CallerLegalCommands"];
 export type StateView = Schemas["StateView"];
 export type Problem = Schemas["Problem"];
 
@@ -49,22 +52,31 @@ export class TigrisClient {
   }
 
   claimSeat(gameId: string, seat: number, name: string): Promise<SeatClaimed> {
+    return this.claimTagged(gameId, seat, name).then((r) => r.body);
+  }
+
+  /** A claim with its ETag (the If-Match of the claimer's first command). */
+  claimTagged(gameId: string, seat: number, name: string): Promise<Tagged<SeatClaimed>> {
     const claim: Schemas["SeatClaim"] = { name };
     return this.call<SeatClaimed>("POST", `${this.game(gameId)}/seats/${seat}/claim`, 201, claim, {
       "Idempotency-Key": crypto.randomUUID(),
-    }).then((r) => r.body);
+    });
   }
 
   legalCommands(gameId: string): Promise<Tagged<LegalCommands>> {
     return this.call<LegalCommands>("GET", `${this.game(gameId)}/legal-commands`, 200);
   }
 
-  /** Send one command; `etag` is the version it was chosen at (If-Match). */
-  sendCommand(gameId: string, command: Command, etag: string): Promise<CommandResult> {
+  /**
+   * Send one command; `etag` is the version it was chosen at (If-Match). The answer says what
+   * comes next (`next`) and, while this seat stays awaited, its legal commands (`legal`):
+   * its `etag` is the If-Match of the next command, so the next move needs no read.
+   */
+  sendCommand(gameId: string, command: Command, etag: string): Promise<Tagged<CommandResult>> {
     return this.call<CommandResult>("POST", `${this.game(gameId)}/commands`, 200, command, {
       "If-Match": etag,
       "Idempotency-Key": crypto.randomUUID(),
-    }).then((r) => r.body);
+    });
   }
 
   state(gameId: string): Promise<Tagged<StateView>> {
@@ -101,11 +113,17 @@ export interface Played {
   command: BoardCommand;
   version: number;
   tile_on_board: boolean;
+  /** The answer listed the seat's own legal commands for its second action. */
+  still_awaited: boolean;
+  /** Reads of legal commands before the first move (the last claim's answer had them). */
+  reads: number;
 }
 
 /**
  * Create a board game with two open seats, claim both, place a tile where the awaited
- * seat may (a command built from its typed parts), and read the typed state back.
+ * seat may (a command built from its typed parts), and read the typed state back. The last
+ * claim's answer names the awaited seat (and, when the claimer is awaited, lists its legal
+ * commands); the command's answer lists them for the seat's next action: one call per move.
  */
 export async function playOneTile(baseUrl: string): Promise<Played> {
   const lobby = new TigrisClient(baseUrl);
@@ -115,28 +133,51 @@ export async function playOneTile(baseUrl: string): Promise<Played> {
   });
   const gameId = created.game.game_id;
   const seats: TigrisClient[] = [];
+  let last: Tagged<SeatClaimed> | undefined;
   for (const [seat, name] of ["Ada", "Bea"].entries()) {
-    const claimed = await lobby.claimSeat(gameId, seat, name);
-    seats.push(lobby.as(claimed.seat.token));
+    last = await lobby.claimTagged(gameId, seat, name);
+    seats.push(lobby.as(last.body.seat.token));
   }
-  for (const [seat, player] of seats.entries()) {
-    const legal = await player.legalCommands(gameId);
-    if (legal.body.kind !== "board") throw new Error("a board game answered as another kind");
-    const tile = legal.body.commands.find(
-      (c): c is Schemas["BoardCommandPlaceTile"] => c.type === "PlaceTile",
-    );
-    if (tile === undefined) continue;
-    const command: BoardCommand = { type: "PlaceTile", colour: tile.colour, at: tile.at };
-    const result = await player.sendCommand(gameId, command, legal.etag);
-    const view = await player.state(gameId);
-    const state = view.body.state;
-    if (state.kind !== "board") throw new Error("a board game's state of another kind");
-    const placed = state.tiles.some(
-      (t) => t.colour === tile.colour && t.at[0] === tile.at[0] && t.at[1] === tile.at[1],
-    );
-    return { game_id: gameId, seat, command, version: result.version, tile_on_board: placed };
+  if (last === undefined || last.body.next === undefined) throw new Error("no next decision");
+  const seat = last.body.next.awaited[0];
+  const player = seat === undefined ? undefined : seats[seat];
+  if (seat === undefined || player === undefined) throw new Error("no seat is awaited");
+  const claimed = last.body.legal;
+  let legal: LegalCommands;
+  let etag: string;
+  let reads = 0;
+  if (claimed !== null && claimed !== undefined && claimed.seat === seat) {
+    legal = claimed; // the claimer is awaited: its commands came with its claim
+    etag = last.etag;
+  } else {
+    const read = await player.legalCommands(gameId); // another seat claimed last
+    legal = read.body;
+    etag = read.etag;
+    reads = 1;
   }
-  throw new Error("no seat may place a tile at the start of a game");
+  if (legal.kind !== "board") throw new Error("a board game answered as another kind");
+  const tile = legal.commands.find(
+    (c): c is Schemas["BoardCommandPlaceTile"] => c.type === "PlaceTile",
+  );
+  if (tile === undefined) throw new Error("the awaited seat may not place a tile");
+  const command: BoardCommand = { type: "PlaceTile", colour: tile.colour, at: tile.at };
+  const result = await player.sendCommand(gameId, command, etag);
+  const view = await player.state(gameId);
+  const state = view.body.state;
+  if (state.kind !== "board") throw new Error("a board game's state of another kind");
+  const placed = state.tiles.some(
+    (t) => t.colour === tile.colour && t.at[0] === tile.at[0] && t.at[1] === tile.at[1],
+  );
+  const mine = result.body.legal;
+  return {
+    game_id: gameId,
+    seat,
+    command,
+    version: result.body.version,
+    tile_on_board: placed,
+    still_awaited: mine !== null && mine !== undefined && mine.seat === seat,
+    reads,
+  };
 }
 
 if (require.main === module) {

@@ -160,6 +160,7 @@ def _install_cors(app: Flask, settings: ApiSettings) -> None:
             "If-Match",
             "Idempotency-Key",
             "Last-Event-ID",
+            "Prefer",
             "X-Request-ID",
         ],
         expose_headers=["ETag", "Idempotent-Replayed", "Location", "Retry-After", "X-Request-ID"],

@@ -15,6 +15,7 @@ from service.api.http import (
     json_response,
     load_body,
 )
+from service.api.moves import next_move
 from service.api.presenters import events_json
 from service.api.problems import forbidden
 from service.api.schemas import CommandEnvelopeSchema
@@ -40,11 +41,17 @@ def _envelope_schema() -> CommandEnvelopeSchema:
         "legal commands of the caller are\n"
         "listed by `GET /games/{game_id}/legal-commands` in exactly "
         "this form.\n"
-        "The reply carries the new events as this seat may see them "
-        "and the new version.\n"
+        "\n**One call per move.** The reply carries the new version (also in its `ETag`, the "
+        "If-Match of the next command), the new events as this seat may see them, the next "
+        "pending decision (`next`, as `GET /games/{game_id}/pending` answers it at that "
+        "version, without the clock) and, when this seat is awaited next, its legal commands "
+        "(`legal`, as `GET /games/{game_id}/legal-commands` answers it; `null` when it is not "
+        "awaited, and never another seat's). `Prefer: return=minimal` leaves `next` and "
+        "`legal` out. A replay (`Idempotent-Replayed: true`) answers with the first attempt's "
+        "body: the version, events, `next` and `legal` right after that command.\n"
     ),
     security=[{"bearerAuth": []}],
-    parameters=["PlayerSeat", "IfMatch", "IdempotencyKey", "XRequestId"],
+    parameters=["PlayerSeat", "IfMatch", "IdempotencyKey", "XRequestId", "PreferMinimal"],
     request_body=body(
         "Command",
         examples={
@@ -247,9 +254,10 @@ def post_command(game_id: str) -> Response:
         game_id, command, meta=meta, expected_version=expected, idempotency_key=key
     )
     game = outcome.game
-    response = json_response(
-        {"version": game.version, "events": events_json(outcome.events, caller, game)},
-        version=game.version,
-    )
+    if outcome.replayed and outcome.events and outcome.events[-1].version < game.version:
+        # A replay answers as the first attempt did: the game right after its events.
+        game = services().games.repository.past(game, outcome.events[-1].version)
+    body = {"version": game.version, "events": events_json(outcome.events, caller, game)}
+    response = json_response(body | next_move(game, seat), version=game.version)
     response.headers["Idempotent-Replayed"] = "true" if outcome.replayed else "false"
     return response

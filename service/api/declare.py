@@ -99,6 +99,16 @@ PARAMETERS: dict[str, JSON] = {
         "that is no seat number is a 400).",
         "schema": {"type": "integer", "minimum": 0, "maximum": 3},
     },
+    "PreferMinimal": {
+        "name": "Prefer",
+        "in": "header",
+        "required": False,
+        "description": "`return=minimal` (RFC 7240): leave `next` and `legal` out of the "
+        "answer (and spare the server their enumeration), for a client that learns what comes "
+        "next another way (the event stream, webhooks). Without it, the answer of every write "
+        "says what comes next.",
+        "schema": {"type": "string", "example": "return=minimal"},
+    },
     "IfNoneMatch": {
         "name": "If-None-Match",
         "in": "header",

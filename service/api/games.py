@@ -18,6 +18,7 @@ from service.api.http import (
     load_query,
     request_id,
 )
+from service.api.moves import minimal, next_move, pending_json, serving_order
 from service.api.presenters import events_json, game_json, info_json
 from service.api.problems import bad_request, forbidden
 from service.api.schemas import GameCreateSchema, GameListQuerySchema, SeatClaimSchema
@@ -64,7 +65,7 @@ blueprint = Blueprint("games", __name__)
         "(`Idempotent-Replayed: true`) for 48 hours. The same key with "
         "another body is a 422.\n"
     ),
-    parameters=["IdempotencyKey", "XRequestId"],
+    parameters=["IdempotencyKey", "XRequestId", "PreferMinimal"],
     # Its examples name the games on offer: service/api/examples.json (no service module
     # names a game).
     request_body=body("GameCreate"),
@@ -187,7 +188,13 @@ def create_game() -> Response:
         created_seat_json(seat, name, token, bots.get(seat), players.get(seat))
         for seat, (name, token) in enumerate(zip(names, tokens, strict=True))
     ]
-    response = json_response({"game": game_json(game), "seats": seats}, 201, version=game.version)
+    answer: dict[str, object] = {"game": game_json(game), "seats": seats}
+    if not minimal():
+        # What the creator needs to play at once: the first decision, and the legal
+        # commands of each awaited seat whose token it just got (none of another's).
+        held = [seat for seat, token in enumerate(tokens) if token is not None]
+        answer |= {"next": pending_json(game), "legal": serving_order(game, held)}
+    response = json_response(answer, 201, version=game.version)
     response.headers["Location"] = f"/games/{game.game_id}"
     response.headers["Cache-Control"] = "no-store"  # the body holds the secrets
     response.headers["Idempotent-Replayed"] = "true" if created.replayed else "false"
@@ -292,7 +299,7 @@ def list_games() -> Response:
         "correlation id.\n"
     ),
     security=[],
-    parameters=["PlayerSeat", "IdempotencyKey", "XRequestId"],
+    parameters=["PlayerSeat", "IdempotencyKey", "XRequestId", "PreferMinimal"],
     path_parameters=[
         {
             "name": "seat",
@@ -362,7 +369,7 @@ def claim_seat(game_id: str, seat: int) -> Response:
         "seat": seat_token_json(seat, game.info.seat_names[seat], claimed.token)
         | ({} if player is None else {"player": player}),
         "events": events_json(claimed.events, caller_for(game_id), game),
-    }
+    } | next_move(game, seat)
     response = json_response(answer, 201, version=game.version)
     response.headers["Location"] = f"/games/{game_id}"
     response.headers["Cache-Control"] = "no-store"  # the body holds the secret

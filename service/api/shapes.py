@@ -220,6 +220,8 @@ SCHEMAS: dict[str, dict[str, Any]] = {
                 "description": "The claim's event (`service.SeatClaimed`).",
                 "items": ref("Event"),
             },
+            "next": ref("PendingView"),
+            "legal": ref("CallerLegalCommands"),
         },
     },
     "WebhookCreate": {
@@ -673,6 +675,14 @@ SCHEMAS: dict[str, dict[str, Any]] = {
                     ]
                 },
             },
+            "next": ref("PendingView"),
+            "legal": {
+                "type": "array",
+                "description": "The legal commands of each awaited seat whose token this "
+                "answer holds, in serving order (ascending seat); empty while the game waits "
+                "for open seats. Absent, like `next`, under `Prefer: return=minimal`.",
+                "items": ref("LegalCommands"),
+            },
         },
     },
     "PlayerId": {
@@ -833,12 +843,25 @@ SCHEMAS: dict[str, dict[str, Any]] = {
     },
     "CommandResult": {
         "type": "object",
+        "description": "A command's result and what comes next. `next` is the pending "
+        "decision right after the command, as `GET /games/{game_id}/pending` answers it at "
+        "that version but without `clock` (read it there). `next` and `legal` are there "
+        "unless the request said `Prefer: return=minimal`.",
         "required": ["version", "events"],
         "additionalProperties": False,
         "properties": {
             "version": {"type": "integer", "minimum": 1},
             "events": {"type": "array", "items": ref("Event")},
+            "next": ref("PendingView"),
+            "legal": ref("CallerLegalCommands"),
         },
+    },
+    "CallerLegalCommands": {
+        "description": "The caller's seat's legal commands right after a write, as "
+        "`GET /games/{game_id}/legal-commands` answers them at that version; `null` when that "
+        "seat is not awaited (or the game is over, has not started, or the caller plays no "
+        "seat). Never another seat's.",
+        "oneOf": [ref("LegalCommands"), {"type": "null"}],
     },
     "Viewer": {
         "type": "string",
@@ -859,7 +882,9 @@ SCHEMAS: dict[str, dict[str, Any]] = {
     },
     "PendingView": {
         "type": "object",
-        "description": "Who is awaited, on what (`pending`), and their clock.",
+        "description": "Who is awaited, on what (`pending`), and their clock. `awaited` is "
+        "in ascending seat order: the order in which a client holding several awaited seats "
+        "serves them. The answers of writes carry it as `next` (without `clock`).",
         "required": ["version", "awaited", "over", "turn", "pending"],
         "additionalProperties": False,
         "properties": {
@@ -923,6 +948,16 @@ SCHEMAS: dict[str, dict[str, Any]] = {
             "applied_at": {
                 "type": ["integer", "null"],
                 "description": "The version of the revert event, once applied.",
+            },
+            "next": {
+                "$ref": "#/components/schemas/PendingView",
+                "description": "Only in the answers of `POST` (a request, an answer), unless "
+                "`Prefer: return=minimal`.",
+            },
+            "legal": {
+                "$ref": "#/components/schemas/CallerLegalCommands",
+                "description": "Only in the answers of `POST` (a request, an answer), unless "
+                "`Prefer: return=minimal`.",
             },
         },
     },

@@ -9,6 +9,7 @@ from service.api.auth import Caller
 from service.api.context import caller_for, services
 from service.api.declare import body, ok, operation, ref
 from service.api.http import command_meta, expected_version, json_response, load_body
+from service.api.moves import next_move
 from service.api.presenters import undo_json
 from service.api.problems import unauthorized
 from service.api.schemas import UndoAnswerSchema, UndoRequestCreateSchema
@@ -98,7 +99,7 @@ def get_undo_request(game_id: str, request_id: str) -> Response:
         "at a time.\n"
     ),
     security=[{"bearerAuth": []}],
-    parameters=["PlayerSeat", "IfMatch", "XRequestId"],
+    parameters=["PlayerSeat", "IfMatch", "XRequestId", "PreferMinimal"],
     request_body=body(
         UndoRequestCreateSchema, example={"to_version": 12, "reason": "I misplaced my farmer"}
     ),
@@ -154,7 +155,8 @@ def request_undo(game_id: str) -> Response:
         expected_version=expected,
     )
     game, record = outcome.game, outcome.record
-    response = json_response(undo_json(record, game), 201, version=game.version)
+    body = undo_json(record, game) | next_move(game, caller.seat)
+    response = json_response(body, 201, version=game.version)
     response.headers["Location"] = f"/games/{game_id}/undo-requests/{record.request_id}"
     return response
 
@@ -166,7 +168,7 @@ def request_undo(game_id: str) -> Response:
     summary=("Approve or reject an open undo request (another seat, or the admin token)."),
     description=("The last approval appends the revert event; one rejection closes the request."),
     security=[{"bearerAuth": []}],
-    parameters=["PlayerSeat", "IfMatch", "XRequestId"],
+    parameters=["PlayerSeat", "IfMatch", "XRequestId", "PreferMinimal"],
     request_body=body(UndoAnswerSchema, example={"approve": True}),
     responses={200: ok("The request after the answer.", "UndoRequest", headers={"ETag": "ETag"})},
     problems=[
@@ -193,4 +195,6 @@ def answer_undo(game_id: str, request_id: str) -> Response:
     outcome = services().games.undo.answer_undo(
         game_id, request_id, body["approve"], meta=_meta(caller), expected_version=expected
     )
-    return json_response(undo_json(outcome.record, outcome.game), version=outcome.game.version)
+    game = outcome.game
+    body = undo_json(outcome.record, game) | next_move(game, caller.seat)
+    return json_response(body, version=game.version)

@@ -8,7 +8,8 @@ from flask import Blueprint, Response
 from service.api.context import caller_for, services
 from service.api.declare import ok, operation
 from service.api.http import json_response, not_modified
-from service.api.presenters import clock_json, command_json, state_json
+from service.api.moves import legal_json, pending_json
+from service.api.presenters import clock_json, state_json
 from service.api.problems import conflict, not_found
 from service.jobs.clocks import clock_reading
 
@@ -125,15 +126,7 @@ def get_state_at(game_id: str, version: int) -> Response:
 def get_pending(game_id: str) -> Response:
     caller_for(game_id)
     game = services().games.repository.get(game_id)
-    rules, state = game.rules, game.state
-    number, active = rules.turn(state)
-    body = {
-        "version": game.version,
-        "awaited": sorted(rules.awaited(state)),
-        "over": rules.is_over(state),
-        "turn": {"number": number, "seat": active},
-        "pending": rules.pending(state),
-    }
+    body = pending_json(game)
     if game.info.clock is not None:
         body["clock"] = clock_json(clock_reading(services().games, game))
         if not body["over"]:
@@ -173,15 +166,7 @@ def get_legal_commands(game_id: str) -> Response:
     unchanged = not_modified(game.version)  # spare the enumeration, not only the bytes
     if unchanged is not None:
         return unchanged
-    rules = game.rules
-    commands = [
-        command_json(rules.commands.to_json(command))
-        for command in rules.legal_commands(game.state, seat)
-    ]
-    return json_response(
-        {"kind": game.kind, "version": game.version, "seat": seat, "commands": commands},
-        version=game.version,
-    )
+    return json_response(legal_json(game, seat), version=game.version)
 
 
 @blueprint.get("/games/<gid:game_id>/result")

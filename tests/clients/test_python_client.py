@@ -11,10 +11,13 @@ import re
 import subprocess
 import sys
 import uuid
+from collections import Counter
+from functools import partial
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+import httpx
 import pytest
 import yaml
 
@@ -190,6 +193,11 @@ def _written_out(generated: ModuleType, command: Any) -> Any:
     return command
 
 
+def _count(calls: Counter[tuple[str, str]], request: httpx.Request) -> None:
+    """An httpx request hook: one more call of this method on this path's last segment."""
+    calls[request.method, request.url.path.rsplit("/", 1)[-1]] += 1
+
+
 def _fold(kind: str, events: list[dict[str, Any]]) -> Any:
     """The domain's own fold of the admin's event log, seat claims included."""
     rules = all_games()[kind]
@@ -235,63 +243,98 @@ def test_a_generated_client_plays_a_whole_game(
     listed = _ok(listing.sync_detailed(client=anyone, open_=True, limit=100))
     assert game_id in {game.game_id for game in listed.items}
     players = []
+    calls: list[Counter[tuple[str, str]]] = []
+    held: dict[int, Any] = {}  # a seat's legal commands, from the answers it got
+    checkers = []  # the same seats, uncounted
     for seat in range(seats):
-        claimed = _ok(
-            _api(generated, "games", "claim_seat").sync_detailed(
-                game_id,
-                seat,
-                client=anyone,
-                body=_model(generated, "SeatClaim")(name=f"Player {seat}"),
-                idempotency_key=str(uuid.uuid4()),
-            ),
-            201,
+        claim = _api(generated, "games", "claim_seat").sync_detailed(
+            game_id,
+            seat,
+            client=anyone,
+            body=_model(generated, "SeatClaim")(name=f"Player {seat}"),
+            idempotency_key=str(uuid.uuid4()),
         )
+        claimed = _ok(claim, 201)
         assert claimed.seat.seat == seat
-        players.append(client_cls(base_url=live_server.url, token=claimed.seat.token, **checked))
+        checkers.append(client_cls(base_url=live_server.url, token=claimed.seat.token, **checked))
+        counted: Counter[tuple[str, str]] = Counter()
+        hooks = httpx_hooks()
+        hooks["request"] = [partial(_count, counted)]
+        players.append(
+            client_cls(
+                base_url=live_server.url,
+                token=claimed.seat.token,
+                httpx_args={"event_hooks": hooks},
+            )
+        )
+        calls.append(counted)
+        if claimed.legal is not None:  # the claim that started the game, by the awaited seat
+            held[seat] = claimed.legal
+    nxt, etag = claimed.next_, claim.headers["ETag"]  # the last claim's: the first decision
     game = _ok(_api(generated, "games", "get_game").sync_detailed(game_id, client=anyone))
     assert game.status.value == "active"
     assert game_id not in {
         g.game_id for g in _ok(listing.sync_detailed(client=anyone, open_=True)).items
     }
 
-    # and each plays commands chosen from its typed legal-commands answer until the end
+    # and each plays, with one call per move, commands chosen from the legal commands of its
+    # own answers, serving the awaited seats in order; a seat reads its legal-commands only
+    # when another seat moved last (its commands were in no answer it got)
     legal = _api(generated, "views", "get_legal_commands")
     post = _api(generated, "commands", "post_command")
     pending = _api(generated, "views", "get_pending")
     rng = random.Random(seed)
-    commands = written = 0
-    over = False
-    while not over:
-        moved = False
-        for player in players:
+    moves = [0] * seats
+    handovers = [0] * seats
+    written = 0
+    while not nxt.over:
+        seat = nxt.awaited[0]
+        player = players[seat]
+        options = held.get(seat)
+        if options is None or options.version != nxt.version:
             answer = legal.sync_detailed(game_id, client=player)
-            options = _ok(answer).commands
-            # the typed commands are the game's own, and say exactly what the server sent
-            raw = json.loads(answer.content)["commands"]
-            assert [option.to_dict() for option in options] == raw
-            for option in options:
-                assert type(option).__name__ == f"{title}Command{option.type_}"
-            if not options:
-                continue
-            command = _written_out(generated, rng.choice(options))
-            assert command.to_dict() in raw
-            written += command.type_ in {"PlaceTile", "PlayCard"}
-            result = _ok(
-                post.sync_detailed(
-                    game_id,
-                    client=player,
-                    body=command,
-                    if_match=answer.headers["ETag"],
-                    idempotency_key=str(uuid.uuid4()),
-                )
+            options, etag = _ok(answer), answer.headers["ETag"]
+            handovers[seat] += 1
+        for option in options.commands:
+            assert type(option).__name__ == f"{title}Command{option.type_}"
+        command = _written_out(generated, rng.choice(options.commands))
+        written += command.type_ in {"PlaceTile", "PlayCard"}
+        sent = post.sync_detailed(
+            game_id,
+            client=player,
+            body=command,
+            if_match=etag,
+            idempotency_key=str(uuid.uuid4()),
+        )
+        result = _ok(sent)
+        moves[seat] += 1
+        assert result.version == nxt.version + len(result.events) > nxt.version
+        nxt, etag = result.next_, sent.headers["ETag"]
+        assert nxt.version == result.version
+        held = {}
+        if result.legal is not None:
+            # the caller's own commands (typed), exactly what legal-commands lists for it
+            assert seat in nxt.awaited and result.legal.seat == seat
+            raw = json.loads(sent.content)["legal"]
+            assert result.legal.to_dict() == raw
+            if sum(moves) % 5 == 0:  # (checked by an uncounted client, every fifth move)
+                anew = legal.sync_detailed(game_id, client=checkers[seat])
+                assert json.loads(anew.content) == raw
+            held[seat] = result.legal
+        else:
+            assert seat not in nxt.awaited  # a seat not awaited gets no commands
+        assert sum(moves) < MAX_COMMANDS
+
+    # then every seat made one call per move, and one read per handover to it, no other
+    for seat in range(seats):
+        assert (
+            calls[seat]
+            == Counter(
+                {("POST", "commands"): moves[seat], ("GET", "legal-commands"): handovers[seat]}
             )
-            assert result.version > _ok(answer).version
-            over = any(event.type_ == f"{kind}.GameEnded" for event in result.events)
-            commands += 1
-            moved = True
-            break
-        assert moved, "nobody may move but the game is not over"
-        assert commands < MAX_COMMANDS
+            - Counter()
+        )
+    assert sum(handovers) < sum(moves)
     assert _ok(pending.sync_detailed(game_id, client=anyone)).over
     assert written > 0
 

@@ -135,6 +135,10 @@ def test_the_compiled_client_plays_against_the_service(
     played = json.loads(done.stdout)
     # then its typed state showed the tile, and the service's log holds exactly that command
     assert played["tile_on_board"] is True
+    # and one call per move: the answers held the awaited seat's commands (a read only when
+    # the seat claimed first is the awaited one), and the next action's after the tile
+    assert played["still_awaited"] is True
+    assert played["reads"] == (0 if played["seat"] == 1 else 1)
     assert played["command"]["type"] == "PlaceTile"
     base = f"{live_server.url}/games/{played['game_id']}"
     game = requests.get(base, timeout=10).json()
