@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import binascii
 import functools
+import hashlib
 import json
 import re
 import time
@@ -166,7 +167,7 @@ class EventMapper:
             "recorded_at": meta.recorded_at or recorded_at,
         }
         envelopes = []
-        for event in events:
+        for index, event in enumerate(events):
             prefix, registry = self._registry_of(kind, event)
             name, schema_version, data = registry.encode(event)
             envelopes.append(
@@ -174,7 +175,7 @@ class EventMapper:
                     f"{prefix}.{name}",
                     schema_version,
                     data,
-                    {"event_id": uuid.uuid4().hex, **metadata},
+                    {"event_id": derived_event_id(meta.command_id, index), **metadata},
                 )
             )
         return envelopes
@@ -384,6 +385,19 @@ def _seat_of_actor(actor: Any) -> int | None:
     if isinstance(actor, str) and actor.startswith("seat:") and actor[5:].isdigit():
         return int(actor[5:])
     return None
+
+
+def derived_event_id(command_id: str, index: int) -> str:
+    """The id of the ``index``-th event (from 0) of the command ``command_id``: 32 hex digits
+    of ``sha256("<command id>/<index>")``. Unique as command ids are (a new one per command,
+    or one a job derives for itself), and not stored by the archive tier, which works it out
+    again; events stored before were given random ids (kept as they are)."""
+    return hashlib.sha256(f"{command_id}/{index}".encode()).hexdigest()[:32]
+
+
+def pack_id(value: str) -> str:
+    """A 32-hex-digit id as stored: its 16 bytes in unpadded base64."""
+    return _pack_id(value)
 
 
 def _pack_id(value: str) -> str:
