@@ -182,6 +182,8 @@ def _genesis_parts(info: Mapping[str, str], first: Mapping[str, Any] | None) -> 
 
 
 _ABSENT = "-"  # the residue's list of fields the event never had
+# Stored metadata that the events of one command share (request ids, seat, extra fields).
+_PER_COMMAND = ("r", "R", "u", "U", "s", "x")
 
 
 def encode(
@@ -255,9 +257,14 @@ def _residue(
             del residue["e"]
     elif "e" not in meta:
         absent.append("e")
-    if walk.index > 0:  # the command id of the event before
+    if walk.index > 0:  # the command id, request ids and seat of the event before
         residue.pop("c", None)
         residue.pop("C", None)
+        for name in _PER_COMMAND:
+            if name in meta and name in walk.prev_meta and walk.prev_meta[name] == meta[name]:
+                del residue[name]
+            elif name not in meta and name in walk.prev_meta:
+                absent.append(name)
     elif "c" not in meta and "C" not in meta:
         absent.append("c")
     prev = walk.prev_meta
@@ -338,6 +345,9 @@ def _meta_of(residue: Mapping[str, Any], walk: _Walk | None) -> dict[str, Any]:
     meta.update({k: v for k, v in residue.items() if k not in (_ABSENT, "d")})
     if "c" not in residue and "C" not in residue and "c" not in absent and prev:
         meta.update({k: prev[k] for k in ("c", "C") if k in prev})
+        for name in _PER_COMMAND:  # another event of the same command
+            if name in prev and name not in residue and name not in absent:
+                meta[name] = prev[name]
     if "a" not in residue and "a" not in absent and "a" in prev:
         meta["a"] = prev["a"]
     if "d" in residue:
