@@ -277,7 +277,8 @@ class ArchiveSettings(EnvSettings):
         200, "Games at most that one sweep enqueues for archiving.", ge=1
     )
     archive_cache_games: int = setting(
-        64, "Archived games kept decoded in each process's memory (least recently read dropped).",
+        64,
+        "Archived games kept decoded in each process's memory (least recently read dropped).",
         ge=0,
     )
     archive_s3_bucket: str | None = setting(None, "S3 bucket of the ``s3`` archive.")

@@ -13,6 +13,7 @@ from service.api.problems import ApiProblem
 from service.api.settings import ApiSettings
 from service.application.game_service import GameService
 from service.application.tokens import Credentials
+from service.store.redis_archive_stats import RedisArchiveStats
 
 EXTENSION = "tigris"
 
@@ -23,6 +24,7 @@ class Services:
     credentials: Credentials
     settings: ApiSettings
     ready: Callable[[], bool]  # whether the store serves (readiness); may raise
+    archive_stats: RedisArchiveStats | None = None  # the archive tier's shared counters
 
 
 def services() -> Services:

@@ -116,7 +116,7 @@ class _Refold:
                 if self.state is None:
                     return
                 events = self.rules.decide(self.state, self.rules.commands.from_json(command))
-        except Exception:  # noqa: BLE001 (any failure: the data stays in the object)
+        except Exception:
             return
         for event in events:
             name, schema, data = self.rules.events.encode(event)
@@ -139,7 +139,7 @@ class _Refold:
             return None
         try:
             return _normal(list(self.rules.explain_event(before, stored.event, self.state)))
-        except Exception:  # noqa: BLE001
+        except Exception:
             return None
 
 
@@ -166,7 +166,12 @@ class _Walk:
             stored
             if isinstance(stored, str)
             else chain.link_of(
-                self.prev_hash, record.version, record.type, record.schema_version, full, record.data
+                self.prev_hash,
+                record.version,
+                record.type,
+                record.schema_version,
+                full,
+                record.data,
             )
         )
         self.prev_meta = meta
@@ -244,9 +249,7 @@ def _residue(
     elif "v" not in meta:
         absent.append("v")
     full = decode_metadata(meta)
-    link = chain.link_of(
-        walk.prev_hash, record.version, record.type, record.schema_version, full, record.data
-    )
+    link = _link(walk.prev_hash, record, full)
     if "h" not in meta:
         absent.append("h")
     elif full.get(chain.HASH_KEY) == link:
@@ -306,8 +309,9 @@ def decode(
     types = [(str(name), int(schema)) for name, schema in payload["types"]]
     records: list[RecordedEvent] = []
     walk: _Walk | None = None
-    for version, (type_at, data, residue) in enumerate(payload["events"], start=1):
+    for version, (type_at, kept, residue) in enumerate(payload["events"], start=1):
         type_name, schema = types[type_at]
+        data = kept
         meta = _meta_of(residue, walk)
         if "k" in meta:
             refold.command(meta["k"])
@@ -375,9 +379,20 @@ def _complete(
         full = decode_metadata(meta)
         meta["h"] = _pack_hash(
             chain.link_of(
-                walk.prev_hash, record.version, record.type, record.schema_version, full, record.data
+                walk.prev_hash,
+                record.version,
+                record.type,
+                record.schema_version,
+                full,
+                record.data,
             )
         )
+
+
+def _link(prev: str, record: RecordedEvent, full: Mapping[str, Any]) -> str:
+    return chain.link_of(
+        prev, record.version, record.type, record.schema_version, full, record.data
+    )
 
 
 def _pack_hash(value: str) -> str:

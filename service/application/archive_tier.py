@@ -22,6 +22,7 @@ object each (``service.application.archive_codec``), kept by an ``ArchiveObjects
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
 from collections import OrderedDict
@@ -39,7 +40,9 @@ from service.errors import GameNotFound
 from service.store.archive_objects import (
     ArchiveObjectMissing,
     ArchiveObjects,
+    ArchiveObserver,
     ArchiveUnavailable,
+    NullArchiveObserver,
     object_key,
 )
 from service.store.port import (
@@ -61,16 +64,6 @@ class ArchiveCorrupt(ArchiveUnavailable):
     """An archive object that does not match its content hash or does not decode."""
 
 
-class ArchiveObserver:
-    """What the archive tier tells the metrics (``service.api.metrics``); does nothing."""
-
-    def archived(self, kind: str, events: int, size: int, seconds: float) -> None: ...
-
-    def archive_read(self, kind: str, seconds: float) -> None: ...
-
-    def archive_failed(self, reason: str) -> None: ...
-
-
 class ArchiveReader:
     """Archived games read back, decoded, verified and kept (LRU of ``cache_games``)."""
 
@@ -89,7 +82,7 @@ class ArchiveReader:
         self._size = cache_games
         self._cache: OrderedDict[str, ArchivedGame] = OrderedDict()
         self._lock = threading.Lock()
-        self.observer = observer or ArchiveObserver()
+        self.observer: ArchiveObserver = observer or NullArchiveObserver()
 
     def load(self, fields: Mapping[str, str]) -> ArchivedGame:
         """The game archived as ``fields`` (its info record's) say."""
@@ -261,7 +254,7 @@ def parse_time(text: str | None) -> datetime | None:
 class Archiver:
     """Moves games into the archive tier and back (see the module docstring)."""
 
-    def __init__(  # noqa: PLR0913 (the archive's parts and policy)
+    def __init__(
         self,
         store: EventStore,
         snapshots: SnapshotStore | None,
@@ -349,10 +342,9 @@ class Archiver:
         if not self._store.archive_swap(game_id, record.version, fields):
             return ArchiveOutcome(game_id, "moved", key)
         if self._snapshots is not None:
-            try:
+            # A cache: the swap dropped Redis's already; another store's may stay behind.
+            with contextlib.suppress(Exception):
                 self._snapshots.delete(game_id)
-            except Exception:  # noqa: BLE001 (a cache: the swap dropped Redis's already)
-                pass
         self.reader.observer.archived(
             kind, record.version, len(blob), time.perf_counter() - started
         )

@@ -18,7 +18,6 @@ from typing import Any
 from domain.common.protocol import GameRules
 from service.application.archive import GameArchive
 from service.application.archive_tier import (
-    ArchiveObserver,
     Archiver,
     ArchiveReader,
     TieredEventStore,
@@ -32,9 +31,19 @@ from service.application.queries import GameQueries
 from service.application.repository import GameRepository
 from service.application.undo import UndoWorkflow
 from service.application.writes import Observers, WriteObserver
-from service.config import DEFAULT_IDEMPOTENCY_TTL_S, SettingsError, StoreSettings
-from service.config import ARCHIVE_RETENTION_S, ArchiveSettings
-from service.store.archive_objects import ArchiveObjects, LocalArchiveObjects, S3ArchiveObjects
+from service.config import (
+    ARCHIVE_RETENTION_S,
+    DEFAULT_IDEMPOTENCY_TTL_S,
+    ArchiveSettings,
+    SettingsError,
+    StoreSettings,
+)
+from service.store.archive_objects import (
+    ArchiveObjects,
+    ArchiveObserver,
+    LocalArchiveObjects,
+    S3ArchiveObjects,
+)
 from service.store.connect import StoreConnection, connect
 from service.store.port import EventStore, SnapshotStore
 

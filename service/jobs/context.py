@@ -16,6 +16,7 @@ from service.jobs.settings import JobSettings
 from service.jobs.triggers import JobTriggers
 from service.store.connect import StoreConnection
 from service.store.port import AuditLog, WebhookStore
+from service.store.redis_archive_stats import RedisArchiveStats
 from service.store.redis_audit import RedisAuditLog
 from service.store.redis_webhooks import RedisWebhookStore
 
@@ -45,7 +46,9 @@ def job_context() -> JobContext:
         if found is None:
             if store_settings.redis_url is None:
                 raise RuntimeError("a job needs REDIS_URL (the worker sets it if embedded)")
-            games, connection = build_service(store_settings)
+            stats = RedisArchiveStats(None, prefix=store_settings.key_prefix)
+            games, connection = build_service(store_settings, archive_observer=stats)
+            stats.client = connection.client
             queue = job_queue(settings)
             hooks = RedisWebhookStore(connection.client, prefix=store_settings.key_prefix)
             triggers = JobTriggers(settings, hooks, games, queue)

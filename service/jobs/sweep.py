@@ -43,7 +43,10 @@ def run(context: JobContext) -> dict[str, int]:
     schedule_sweep(context.queue, context.settings)
     counts = sweep_games(context)
     counts["archiving"] = enqueue_archiving(
-        context.queue, context.settings, context.games, ArchiveSettings.from_env().archive_sweep_batch
+        context.queue,
+        context.settings,
+        context.games,
+        ArchiveSettings.from_env().archive_sweep_batch,
     )
     return counts
 

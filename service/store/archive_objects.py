@@ -15,7 +15,7 @@ import os
 import tempfile
 from abc import ABC, abstractmethod
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from service.errors import StoreUnavailable
 
@@ -26,6 +26,47 @@ class ArchiveUnavailable(StoreUnavailable):
 
 class ArchiveObjectMissing(LookupError):
     """No object under this name."""
+
+
+class ArchiveObserver(Protocol):
+    """What the archive tier tells the metrics (``service.api.metrics``, and the shared
+    counters ``service.store.redis_archive_stats``)."""
+
+    def archived(self, kind: str, events: int, size: int, seconds: float) -> None: ...
+
+    def archive_read(self, kind: str, seconds: float) -> None: ...
+
+    def archive_failed(self, reason: str) -> None: ...
+
+
+class NullArchiveObserver:
+    def archived(self, kind: str, events: int, size: int, seconds: float) -> None:
+        pass
+
+    def archive_read(self, kind: str, seconds: float) -> None:
+        pass
+
+    def archive_failed(self, reason: str) -> None:
+        pass
+
+
+class ObserverPair:
+    """Two observers told the same."""
+
+    def __init__(self, first: ArchiveObserver, second: ArchiveObserver) -> None:
+        self.first, self.second = first, second
+
+    def archived(self, kind: str, events: int, size: int, seconds: float) -> None:
+        self.first.archived(kind, events, size, seconds)
+        self.second.archived(kind, events, size, seconds)
+
+    def archive_read(self, kind: str, seconds: float) -> None:
+        self.first.archive_read(kind, seconds)
+        self.second.archive_read(kind, seconds)
+
+    def archive_failed(self, reason: str) -> None:
+        self.first.archive_failed(reason)
+        self.second.archive_failed(reason)
 
 
 def object_key(game_id: str, sha256: str) -> str:
