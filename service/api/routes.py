@@ -7,6 +7,7 @@ from __future__ import annotations
 from flask import Blueprint
 
 from service.api import (
+    archives,
     audit,
     commands,
     events,
@@ -28,6 +29,7 @@ BLUEPRINTS: tuple[Blueprint, ...] = (
     ops.blueprint,
     metrics.blueprint,
     audit.blueprint,
+    archives.blueprint,
     games.blueprint,
     commands.blueprint,
     views.blueprint,

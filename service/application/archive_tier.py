@@ -23,6 +23,7 @@ object each (``service.application.archive_codec``), kept by an ``ArchiveObjects
 from __future__ import annotations
 
 import contextlib
+import json
 import threading
 import time
 from collections import OrderedDict
@@ -226,8 +227,13 @@ class TieredEventStore(EventStore):
     def archive_swap(self, game_id: str, version: int, fields: Mapping[str, str]) -> bool:
         return self.inner.archive_swap(game_id, version, fields)
 
-    def rehydrate(self, game_id: str, events: Sequence[RecordedEvent]) -> bool:
-        return self.inner.rehydrate(game_id, events)
+    def rehydrate(
+        self, game_id: str, events: Sequence[RecordedEvent], info: Mapping[str, str] | None = None
+    ) -> bool:
+        return self.inner.rehydrate(game_id, events, info)
+
+
+REHYDRATIONS = "rehydrations"  # the info field: who brought the game back, when, from where
 
 
 @dataclass(frozen=True)
@@ -350,19 +356,30 @@ class Archiver:
         )
         return ArchiveOutcome(game_id, "archived", key, len(blob), record.version)
 
-    def rehydrate(self, game_id: str) -> GameRecord:
+    def rehydrate(self, game_id: str, by: str) -> tuple[bool, GameRecord]:
         """Bring an archived game back into Redis (its events as they were, writable
-        again); the game's record as it is then. GameNotFound for an unknown game; a game
-        that is not archived is left as it is."""
+        again), for ``by`` (who asked: kept in the game's info, field ``rehydrations``,
+        with the time and the object it came from); whether it did, and the game's record
+        as it is then. GameNotFound for an unknown game; a game that is not archived is
+        left as it is."""
         record = self._store.info(game_id)
         if record is None:
             raise GameNotFound(game_id)
+        done = False
         if is_archived(record):
             game = self.reader.load(record.fields)
-            self._store.rehydrate(game_id, game.events)
+            history = json.loads(record.fields.get(REHYDRATIONS, "[]"))
+            history.append(
+                {
+                    "at": self._clock().isoformat(),
+                    "by": by,
+                    "object": record.fields[ARCHIVED_KEY],
+                }
+            )
+            done = self._store.rehydrate(game_id, game.events, {REHYDRATIONS: json.dumps(history)})
             record = self._store.info(game_id)
             assert record is not None
-        return record
+        return done, record
 
     def archive_all(self, game_ids: Iterable[str]) -> list[ArchiveOutcome]:
         return [self.archive(game_id) for game_id in game_ids]

@@ -261,7 +261,9 @@ class InMemoryEventStore(EventStore):
             game.idempotency = {}
             return True
 
-    def rehydrate(self, game_id: str, events: Sequence[RecordedEvent]) -> bool:
+    def rehydrate(
+        self, game_id: str, events: Sequence[RecordedEvent], info: Mapping[str, str] | None = None
+    ) -> bool:
         check_game_id(game_id)
         with self._changed:
             game = self._games.get(game_id)
@@ -270,6 +272,7 @@ class InMemoryEventStore(EventStore):
             game.events = [copy.deepcopy(e) for e in events]
             for name in ARCHIVED_FIELDS:
                 game.info.pop(name, None)
+            game.info.update(info or {})
             self._changed.notify_all()
             return True
 

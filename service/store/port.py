@@ -256,10 +256,12 @@ class EventStore(ABC):
         raises ``GameArchived``."""
 
     @abstractmethod
-    def rehydrate(self, game_id: str, events: Sequence[RecordedEvent]) -> bool:
+    def rehydrate(
+        self, game_id: str, events: Sequence[RecordedEvent], info: Mapping[str, str] | None = None
+    ) -> bool:
         """Undo ``archive_swap``, atomic: if the game is archived and has no events, store
-        ``events`` (all of them, as they were) and drop the ``ARCHIVED_FIELDS``; True if
-        it did."""
+        ``events`` (all of them, as they were), drop the ``ARCHIVED_FIELDS`` and set the
+        ``info`` fields; True if it did."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -127,13 +127,18 @@ return 1
 """
 
 # Back from the archive: the events stored again (with their own ids) and the marks gone,
-# if the game is archived and has no events in Redis.
+# if the game is archived and has no events in Redis; ``info`` fields set (who, when).
 _REHYDRATE_LUA = """
 local stream, info = KEYS[1], KEYS[2]
 if redis.call('HEXISTS', info, 'archived') == 0 then return 0 end
 if redis.call('XLEN', stream) ~= 0 then return 0 end
 local n_fields = 4
+local n_info = tonumber(ARGV[1])
 local i = 2 + n_fields
+if n_info > 0 then
+  redis.call('HSET', info, unpack(ARGV, i, i + 2 * n_info - 1))
+  i = i + 2 * n_info
+end
 while i < #ARGV do
   redis.call('XADD', stream, ARGV[i] .. '-0',
     'type', ARGV[i + 1], 'schema', ARGV[i + 2], 'data', ARGV[i + 3], 'meta', ARGV[i + 4])
@@ -529,10 +534,15 @@ class RedisEventStore(EventStore):
                 self.client.unlink(*stale)
         return True
 
-    def rehydrate(self, game_id: str, events: Sequence[RecordedEvent]) -> bool:
+    def rehydrate(
+        self, game_id: str, events: Sequence[RecordedEvent], info: Mapping[str, str] | None = None
+    ) -> bool:
         check_game_id(game_id)
         keys = [self.keys.events(game_id), self.keys.info(game_id)]
-        args: list[str | int] = [len(events), *ARCHIVED_FIELDS]
+        extra = sorted((info or {}).items())
+        args: list[str | int] = [len(extra), *ARCHIVED_FIELDS]
+        for name, value in extra:
+            args += [name, value]
         for event in events:
             args += [
                 event.version,
