@@ -49,7 +49,6 @@ from service.store.archive_objects import (
 from service.store.port import (
     ARCHIVED_AT,
     ARCHIVED_KEY,
-    ARCHIVED_SHA256,
     ARCHIVED_VERSION,
     AppendResult,
     EventStore,
@@ -85,9 +84,10 @@ class ArchiveReader:
         self._lock = threading.Lock()
         self.observer: ArchiveObserver = observer or NullArchiveObserver()
 
-    def load(self, fields: Mapping[str, str]) -> ArchivedGame:
-        """The game archived as ``fields`` (its info record's) say."""
-        key, sha = fields[ARCHIVED_KEY], fields[ARCHIVED_SHA256]
+    def load(self, record: GameRecord) -> ArchivedGame:
+        """The game that ``record`` (its info, read just now) says is archived."""
+        sha = record.fields[ARCHIVED_KEY]
+        key = object_key(record.game_id, sha)
         with self._lock:
             found = self._cache.get(sha)
             if found is not None:
@@ -135,7 +135,7 @@ class TieredEventStore(EventStore):
         if not is_archived(record):
             return None
         assert record is not None
-        return self.reader.load(record.fields)
+        return self.reader.load(record)
 
     def append(
         self,
@@ -321,7 +321,9 @@ class Archiver:
         if record is None:
             return ArchiveOutcome(game_id, "missing")
         if is_archived(record):
-            return ArchiveOutcome(game_id, "already", record.fields[ARCHIVED_KEY])
+            return ArchiveOutcome(
+                game_id, "already", object_key(game_id, record.fields[ARCHIVED_KEY])
+            )
         if not force and not self.is_due(record):
             return ArchiveOutcome(game_id, "not-due")
         kind = record.fields["kind"]
@@ -340,8 +342,7 @@ class Archiver:
             self.reader.observer.archive_failed("mismatch")
             raise ArchiveCorrupt(f"archive of {game_id} does not read back as stored")
         fields = {
-            ARCHIVED_KEY: key,
-            ARCHIVED_SHA256: sha,
+            ARCHIVED_KEY: sha,
             ARCHIVED_VERSION: str(record.version),
             ARCHIVED_AT: self._clock().isoformat(),
         }
@@ -367,13 +368,13 @@ class Archiver:
             raise GameNotFound(game_id)
         done = False
         if is_archived(record):
-            game = self.reader.load(record.fields)
+            game = self.reader.load(record)
             history = json.loads(record.fields.get(REHYDRATIONS, "[]"))
             history.append(
                 {
                     "at": self._clock().isoformat(),
                     "by": by,
-                    "object": record.fields[ARCHIVED_KEY],
+                    "object": object_key(game_id, record.fields[ARCHIVED_KEY]),
                 }
             )
             done = self._store.rehydrate(game_id, game.events, {REHYDRATIONS: json.dumps(history)})

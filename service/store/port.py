@@ -55,14 +55,14 @@ def check_append(
 
 
 # The info fields that mark a game as archived (``service.application.archive_tier``):
-# the archive object's name, its SHA-256, the version archived, when. While they are there
+# the archive object's SHA-256 (64 hex digits, which name it: ``object_key``), the version
+# archived, when. (Each value fits Redis's compact hash encoding, at most 64 bytes.) While they are there
 # the game has no events in the event store, its info record reads with the archived
 # version, and appends are refused (``GameArchived``).
 ARCHIVED_KEY = "archived"
-ARCHIVED_SHA256 = "archived_sha256"
 ARCHIVED_VERSION = "archived_version"
 ARCHIVED_AT = "archived_at"
-ARCHIVED_FIELDS = (ARCHIVED_KEY, ARCHIVED_SHA256, ARCHIVED_VERSION, ARCHIVED_AT)
+ARCHIVED_FIELDS = (ARCHIVED_KEY, ARCHIVED_VERSION, ARCHIVED_AT)
 
 # "open": created with open seats, not all claimed yet (no command is accepted before).
 STATUSES = ("open", "active", "over")

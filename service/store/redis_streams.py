@@ -132,7 +132,7 @@ _REHYDRATE_LUA = """
 local stream, info = KEYS[1], KEYS[2]
 if redis.call('HEXISTS', info, 'archived') == 0 then return 0 end
 if redis.call('XLEN', stream) ~= 0 then return 0 end
-local n_fields = 4
+local n_fields = 3
 local n_info = tonumber(ARGV[1])
 local i = 2 + n_fields
 if n_info > 0 then
