@@ -56,9 +56,9 @@ def check_append(
 
 # The info fields that mark a game as archived (``service.application.archive_tier``):
 # the archive object's SHA-256 (64 hex digits, which name it: ``object_key``), the version
-# archived, when. (Each value fits Redis's compact hash encoding, at most 64 bytes.) While they are there
-# the game has no events in the event store, its info record reads with the archived
-# version, and appends are refused (``GameArchived``).
+# archived, when (each value fits Redis's compact hash encoding: at most 64 bytes). While
+# they are there the game has no events in the event store, its info record reads with the
+# archived version, and appends are refused (``GameArchived``).
 ARCHIVED_KEY = "archived"
 ARCHIVED_VERSION = "archived_version"
 ARCHIVED_AT = "archived_at"
