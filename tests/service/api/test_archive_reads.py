@@ -41,7 +41,7 @@ def writer(token: str) -> dict[str, str]:
 
 def http_game(url: str, kind: str, seed: int, commands: int) -> tuple[str, list[str]]:
     """A ``kind`` game created and played over HTTP by seeded random legal commands."""
-    body = {"kind": kind, "seats": ["Ann", "Bob"], "seed": seed}
+    body: dict[str, Any] = {"kind": kind, "seats": ["Ann", "Bob"], "seed": seed}
     created = requests.post(f"{url}/games", json=body, headers=ADMIN, timeout=10)
     assert created.status_code == 201, created.text
     game_id = created.json()["game"]["game_id"]
