@@ -51,6 +51,7 @@ from service.application.mapper import (
     METADATA_VERSION,
     EventMapper,
     decode_metadata,
+    derived_command_id,
     derived_event_id,
     pack_id,
 )
@@ -270,6 +271,8 @@ def _residue(
                 absent.append(name)
     elif "c" not in meta and "C" not in meta:
         absent.append("c")
+    elif meta.get("c") == pack_id(derived_command_id(walk.prev_hash, record.version)):
+        residue["c"] = 0  # derived from the chain (``derived_command_id``)
     prev = walk.prev_meta
     if "a" not in meta:
         absent.append("a")
@@ -312,7 +315,11 @@ def decode(
     for version, (type_at, kept, residue) in enumerate(payload["events"], start=1):
         type_name, schema = types[type_at]
         data = kept
-        meta = _meta_of(residue, walk)
+        if walk is None:
+            first = {"v": METADATA_VERSION, "k": residue["k"]} if "k" in residue else None
+            seats, options = _genesis_parts(info, first)
+            walk = _Walk(game_id, kind, seats, options)
+        meta = _meta_of(residue, walk, version)
         if "k" in meta:
             refold.command(meta["k"])
         if data is None:
@@ -321,10 +328,6 @@ def decode(
             data = refold.pending.pop(0)[2]
         else:
             refold.pending = []
-        if walk is None:
-            seats, options = _genesis_parts(info, meta)
-            walk = _Walk(game_id, kind, seats, options)
-            meta = _meta_of(residue, walk)
         record = RecordedEvent(game_id, version, f"{version}-0", type_name, schema, data, meta)
         trail = refold.step(record)
         walk.place(meta)
@@ -338,15 +341,17 @@ def decode(
     return ArchivedGame(game_id, kind, int(payload["version"]), info, payload["head"], records)
 
 
-def _meta_of(residue: Mapping[str, Any], walk: _Walk | None) -> dict[str, Any]:
+def _meta_of(residue: Mapping[str, Any], walk: _Walk, version: int) -> dict[str, Any]:
     """The residue's own fields, with the command id, actor and time that come from the
     event before (the rest is completed once the event's place is known)."""
     meta: dict[str, Any] = {}
     absent = residue.get(_ABSENT, ())
     if "v" not in absent and "v" not in residue:
         meta["v"] = METADATA_VERSION
-    prev = walk.prev_meta if walk is not None else {}
+    prev = walk.prev_meta
     meta.update({k: v for k, v in residue.items() if k not in (_ABSENT, "d")})
+    if residue.get("c") == 0:
+        meta["c"] = pack_id(derived_command_id(walk.prev_hash, version))
     if "c" not in residue and "C" not in residue and "c" not in absent and prev:
         meta.update({k: prev[k] for k in ("c", "C") if k in prev})
         for name in _PER_COMMAND:  # another event of the same command
@@ -355,7 +360,7 @@ def _meta_of(residue: Mapping[str, Any], walk: _Walk | None) -> dict[str, Any]:
     if "a" not in residue and "a" not in absent and "a" in prev:
         meta["a"] = prev["a"]
     if "d" in residue:
-        meta["t"] = (walk.prev_time() if walk is not None else 0) + residue["d"]
+        meta["t"] = walk.prev_time() + residue["d"]
     return meta
 
 

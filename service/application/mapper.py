@@ -62,6 +62,18 @@ from service.events import (
 from service.store.port import AppendResult, GameRecord, NewEvent, RecordedEvent
 
 
+# A command id to be derived from the game's chain when its events are sealed.
+DERIVE_COMMAND_ID = "(derived)"
+
+
+def derived_command_id(prev: str, first_version: int) -> str:
+    """The id of the command whose events are appended at ``first_version``, after the
+    event whose hash is ``prev`` (the game's genesis for its first command): 32 hex digits
+    of ``sha256("<prev>/<first_version>")``. Unique per game and place in it (the chain's
+    hashes are), derived again by the archive tier instead of being kept."""
+    return hashlib.sha256(f"{prev}/{first_version}".encode()).hexdigest()[:32]
+
+
 @dataclass(frozen=True)
 class CommandMeta:
     """What the caller knows about a request; time enters here. Every event the request
@@ -84,11 +96,13 @@ class CommandMeta:
         correlation_id: str | None = None,
     ) -> CommandMeta:
         """The metadata of a write by ``actor`` (``seat:<n>``, ``bot:<n>``, ``admin``,
-        ``system``) acting as ``seat`` (None: no seat); a new ``command_id`` unless given (a
-        job derives its own, so that its retries are one command); ``correlation_id``: the
-        request's ``X-Request-ID``."""
+        ``system``) acting as ``seat`` (None: no seat); unless ``command_id`` is given (a job
+        derives its own, so that its retries are one command), the command id is derived
+        when the events are sealed (``derived_command_id``): unique as a random one, and
+        nothing for the archive tier to keep; ``correlation_id``: the request's
+        ``X-Request-ID``."""
         return cls(
-            command_id=uuid.uuid4().hex if command_id is None else command_id,
+            command_id=DERIVE_COMMAND_ID if command_id is None else command_id,
             actor=actor,
             seat=seat,
             correlation_id=correlation_id,
@@ -199,6 +213,7 @@ class EventMapper:
             raise ValueError(f"{len(trails)} rule trails for {len(envelopes)} events")
         out: list[NewEvent] = []
         records: list[dict[str, Any]] = []
+        command_id = derived_command_id(prev, first_version)
         for n, envelope in enumerate(envelopes):
             given = envelope.metadata
             # A full record with every audit field (what ``envelopes`` makes) reads back
@@ -210,6 +225,13 @@ class EventMapper:
             )
             full.pop(HASH_KEY, None)  # sealed here, and only here
             full.pop(COMMAND_KEY, None)
+            if full.get("command_id") == DERIVE_COMMAND_ID:
+                full["command_id"] = command_id
+                if full.get("event_id") == derived_event_id(DERIVE_COMMAND_ID, n):
+                    full["event_id"] = derived_event_id(command_id, n)
+                for name in ("correlation_id", "causation_id"):
+                    if full.get(name) == DERIVE_COMMAND_ID:
+                        full[name] = command_id
             if trails is not None:
                 full[TRAIL_KEY] = list(trails[n])
             if n == 0 and command is not None:

@@ -37,9 +37,7 @@ def play(
     played = 0
     while not game.rules.is_over(game.state) and (commands is None or played < commands):
         command = choose_command(game.rules, game.state, rng)
-        meta = CommandMeta(
-            command_id=uuid.uuid4().hex, actor=f"seat:{command.seat}", seat=command.seat
-        )
+        meta = CommandMeta.for_actor(f"seat:{command.seat}", command.seat)  # as the API
         game = service.commands.handle(
             game.game_id,
             command,
