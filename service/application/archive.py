@@ -13,7 +13,14 @@ from typing import Any
 from domain.common.protocol import GameRules
 from service.application import chain, record
 from service.application.commands import CreatedGame
-from service.application.mapper import DERIVE_COMMAND_ID, CommandMeta, EventMapper, game_info, new_info, reverts_field
+from service.application.mapper import (
+    DERIVE_COMMAND_ID,
+    CommandMeta,
+    EventMapper,
+    game_info,
+    new_info,
+    reverts_field,
+)
 from service.application.queries import GameQueries
 from service.application.repository import GameRepository, LoadedGame
 from service.application.tokens import hash_token, new_tokens

@@ -234,6 +234,10 @@ def encode(
         "head": walk.prev_hash,
         "types": types,
         "events": events,
+        # The last state and event as they are, for reading the game's state without
+        # refolding it (the object's hash vouches for them; ``decode`` checks them).
+        "state": _normal(rules.dump_position(refold.state)) if records else None,
+        "last": _last(records[-1]) if records else None,
     }
     raw = _encoder.encode(payload).encode("utf-8")
     return zstandard.ZstdCompressor(level=ZSTD_LEVEL).compress(raw)
@@ -338,7 +342,39 @@ def decode(
     head = walk.prev_hash if walk is not None else ""
     if records and head != payload["head"]:
         raise FormatError("archived events do not chain to the archive's head")
+    if records and (
+        payload.get("last") != _last(records[-1])
+        or payload.get("state") != _normal(rules.dump_position(refold.state))
+    ):
+        raise FormatError("the archive's last state or event is not its events' own")
     return ArchivedGame(game_id, kind, int(payload["version"]), info, payload["head"], records)
+
+
+def _last(record: RecordedEvent) -> list[Any]:
+    return [record.type, record.schema_version, record.data, record.metadata]
+
+
+@dataclass(frozen=True)
+class ArchivedHead:
+    """An archived game's last state (in the position format) and last event, read from
+    its object without refolding it."""
+
+    game_id: str
+    version: int
+    position: dict[str, Any]
+    last: RecordedEvent
+
+
+def head(blob: bytes) -> ArchivedHead:
+    """The last state and event an archive object holds (check its hash first)."""
+    try:
+        payload = json.loads(zstandard.ZstdDecompressor().decompress(blob))
+        game_id, version = payload["game_id"], int(payload["version"])
+        type_name, schema, data, meta = payload["last"]
+        last = RecordedEvent(game_id, version, f"{version}-0", type_name, schema, data, meta)
+        return ArchivedHead(game_id, version, payload["state"], last)
+    except (zstandard.ZstdError, ValueError, KeyError, TypeError) as exc:
+        raise FormatError(f"not an archive object: {exc}") from None
 
 
 def _meta_of(residue: Mapping[str, Any], walk: _Walk, version: int) -> dict[str, Any]:

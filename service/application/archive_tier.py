@@ -56,6 +56,7 @@ from service.store.port import (
     Idempotency,
     NewEvent,
     RecordedEvent,
+    Snapshot,
     SnapshotStore,
 )
 
@@ -81,6 +82,7 @@ class ArchiveReader:
         self._mapper = mapper
         self._size = cache_games
         self._cache: OrderedDict[str, ArchivedGame] = OrderedDict()
+        self._heads: OrderedDict[str, archive_codec.ArchivedHead] = OrderedDict()
         self._lock = threading.Lock()
         self.observer: ArchiveObserver = observer or NullArchiveObserver()
 
@@ -106,6 +108,38 @@ class ArchiveReader:
                 while len(self._cache) > self._size:
                     self._cache.popitem(last=False)
         return game
+
+    def head(self, record: GameRecord) -> archive_codec.ArchivedHead:
+        """The last state and event of the game that ``record`` says is archived: from
+        the object without refolding it (its hash checked), or from the decoded game."""
+        sha = record.fields[ARCHIVED_KEY]
+        with self._lock:
+            found = self._heads.get(sha)
+        if found is not None:
+            return found
+        return self._head_of(record, sha, self._games[record.fields["kind"]])
+
+    def _head_of(
+        self, record: GameRecord, sha: str, rules: GameRules[Any, Any, Any]
+    ) -> archive_codec.ArchivedHead:
+        started = time.perf_counter()
+        try:
+            blob = self.objects.get(object_key(record.game_id, sha))
+        except ArchiveObjectMissing:
+            raise ArchiveCorrupt(f"archive object of {record.game_id} is missing") from None
+        if archive_codec.content_hash(blob) != sha:
+            raise ArchiveCorrupt(f"archive object with SHA-256 {sha} reads back otherwise")
+        try:
+            found = archive_codec.head(blob)
+        except FormatError as exc:
+            raise ArchiveCorrupt(str(exc)) from exc
+        self.observer.archive_read(rules.kind, time.perf_counter() - started)
+        if self._size > 0:
+            with self._lock:
+                self._heads[sha] = found
+                while len(self._heads) > self._size:
+                    self._heads.popitem(last=False)
+        return found
 
     def decode(self, blob: bytes, sha: str) -> ArchivedGame:
         if archive_codec.content_hash(blob) != sha:
@@ -175,9 +209,12 @@ class TieredEventStore(EventStore):
         found = self.inner.read_range(game_id, first, last)
         if found or last < first:
             return found
-        archived = self._archived(game_id)
-        if archived is None:
+        record = self.inner.info(game_id)
+        if record is None or not is_archived(record):
             return found
+        if first >= record.version:  # the last event only: no need to refold the game
+            return [self.reader.head(record).last] if first == record.version else []
+        archived = self.reader.load(record)
         return archived.events[max(first, 1) - 1 : last]
 
     def version(self, game_id: str) -> int:
@@ -234,6 +271,39 @@ class TieredEventStore(EventStore):
 
 
 REHYDRATIONS = "rehydrations"  # the info field: who brought the game back, when, from where
+
+
+class TieredSnapshotStore(SnapshotStore):
+    """``inner`` (Redis) for every game, and for an archived game its last state, which
+    its archive object holds as it is: a cold read of its state refolds nothing."""
+
+    def __init__(self, inner: SnapshotStore, store: EventStore, reader: ArchiveReader) -> None:
+        self.inner = inner
+        self._store = store
+        self.reader = reader
+
+    def latest(self, game_id: str, at_most: int | None = None) -> Snapshot | None:
+        found = self.inner.latest(game_id, at_most)
+        if found is not None:
+            return found
+        record = self._store.info(game_id)
+        if record is None or not is_archived(record):
+            return None
+        if at_most is not None and at_most < record.version:
+            return None
+        return Snapshot(record.version, self.reader.head(record).position)
+
+    def put(self, game_id: str, snapshot: Snapshot) -> None:
+        self.inner.put(game_id, snapshot)
+
+    def versions(self, game_id: str) -> list[int]:
+        return self.inner.versions(game_id)
+
+    def get(self, game_id: str, version: int) -> Snapshot | None:
+        return self.inner.get(game_id, version)
+
+    def delete(self, game_id: str) -> None:
+        self.inner.delete(game_id)
 
 
 @dataclass(frozen=True)

@@ -21,6 +21,7 @@ from service.application.archive_tier import (
     Archiver,
     ArchiveReader,
     TieredEventStore,
+    TieredSnapshotStore,
 )
 from service.application.commands import CommandHandler
 from service.application.explanations import Explainer
@@ -132,6 +133,8 @@ class GameService:
                 abandoned_after_s=policy.abandoned_after_s,
             )
             store = TieredEventStore(store, reader)
+            if snapshots is not None:
+                snapshots = TieredSnapshotStore(snapshots, store, reader)
         self.store = store
         # What follows every successful write (jobs, deliveries): one port, told by the
         # append paths themselves; more are added as the process wires them

@@ -42,7 +42,6 @@ import hashlib
 import json
 import re
 import time
-import uuid
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
@@ -60,7 +59,6 @@ from service.events import (
     SERVICE_KIND,
 )
 from service.store.port import AppendResult, GameRecord, NewEvent, RecordedEvent
-
 
 # A command id to be derived from the game's chain when its events are sealed.
 DERIVE_COMMAND_ID = "(derived)"
