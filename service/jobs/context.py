@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from rq import Queue
 
 from service.application.game_service import GameService, build_service
-from service.config import StoreSettings
+from service.config import ArchiveSettings, StoreSettings
 from service.jobs.queues import job_queue
 from service.jobs.settings import JobSettings
 from service.jobs.triggers import JobTriggers
@@ -33,21 +33,24 @@ class JobContext:
 
 
 _lock = threading.Lock()
-_contexts: dict[tuple[StoreSettings, JobSettings], JobContext] = {}
+_contexts: dict[tuple[StoreSettings, JobSettings, ArchiveSettings], JobContext] = {}
 
 
 def job_context() -> JobContext:
     """The context for the current environment's settings (built on first use)."""
     store_settings = StoreSettings.from_env()
     settings = JobSettings.from_env()
-    key = (store_settings, settings)
+    archive = ArchiveSettings.from_env()
+    key = (store_settings, settings, archive)
     with _lock:
         found = _contexts.get(key)
         if found is None:
             if store_settings.redis_url is None:
                 raise RuntimeError("a job needs REDIS_URL (the worker sets it if embedded)")
             stats = RedisArchiveStats(None, prefix=store_settings.key_prefix)
-            games, connection = build_service(store_settings, archive_observer=stats)
+            games, connection = build_service(
+                store_settings, archive=archive, archive_observer=stats
+            )
             stats.client = connection.client
             queue = job_queue(settings)
             hooks = RedisWebhookStore(connection.client, prefix=store_settings.key_prefix)

@@ -143,7 +143,8 @@ def run(server: EmbeddedRedis, archive_dir: Path, games: int, cards_games: int) 
         game_id, events, commands = play(games_service, kind, seats, seed)
         played.append((kind, seats, game_id, events, commands, game_memory(client, game_id)))
     index_before = sum(
-        int(client.memory_usage(k, samples=0) or 0) for k in client.scan_iter(match=f"{PREFIX}:games*")
+        int(client.memory_usage(k, samples=0) or 0)
+        for k in client.scan_iter(match=f"{PREFIX}:games*")
     )
     used_before = int(client.info("memory")["used_memory"])
 
@@ -180,9 +181,12 @@ def run(server: EmbeddedRedis, archive_dir: Path, games: int, cards_games: int) 
             parts[kind][part].append(size)
     print("object breakdown (median bytes per game; compressed cost of each part):")
     for kind, sizes in parts.items():
-        print(f"  {kind}: " + ", ".join(f"{p} {statistics.median(v):.0f}" for p, v in sizes.items()))
+        print(
+            f"  {kind}: " + ", ".join(f"{p} {statistics.median(v):.0f}" for p, v in sizes.items())
+        )
     index_after = sum(
-        int(client.memory_usage(k, samples=0) or 0) for k in client.scan_iter(match=f"{PREFIX}:games*")
+        int(client.memory_usage(k, samples=0) or 0)
+        for k in client.scan_iter(match=f"{PREFIX}:games*")
     )
     print(
         f"listing indexes: {index_after / len(played):.0f} B per game (before: "
