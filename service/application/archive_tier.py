@@ -109,6 +109,29 @@ class ArchiveReader:
                     self._cache.popitem(last=False)
         return game
 
+    def first_events(self, record: GameRecord, upto: int) -> list[RecordedEvent]:
+        """The first ``upto`` events of the game that ``record`` says is archived: from the
+        decoded game if this process has it, else refolded only that far (a first page
+        costs a part of the game, not all of it; not kept)."""
+        sha = record.fields[ARCHIVED_KEY]
+        if 2 * upto >= record.version:  # most of it: decode it all, once, and keep it
+            return self.load(record).events[:upto]
+        with self._lock:
+            found = self._cache.get(sha)
+        if found is not None:
+            return found.events[:upto]
+        key = object_key(record.game_id, sha)
+        try:
+            blob = self.objects.get(key)
+        except ArchiveObjectMissing:
+            raise ArchiveCorrupt(f"archive object {key} is missing") from None
+        if archive_codec.content_hash(blob) != sha:
+            raise ArchiveCorrupt(f"archive object with SHA-256 {sha} reads back otherwise")
+        try:
+            return archive_codec.decode(blob, self._games, self._mapper, upto=upto).events
+        except (FormatError, KeyError, TypeError, ValueError) as exc:
+            raise ArchiveCorrupt(f"archive object {sha} does not decode: {exc}") from exc
+
     def head(self, record: GameRecord) -> archive_codec.ArchivedHead:
         """The last state and event of the game that ``record`` says is archived: from
         the object without refolding it (its hash checked), or from the decoded game."""
@@ -164,13 +187,6 @@ class TieredEventStore(EventStore):
     def __getattr__(self, name: str) -> Any:  # the adapter's own extras (rebuild_index...)
         return getattr(self.inner, name)
 
-    def _archived(self, game_id: str) -> ArchivedGame | None:
-        record = self.inner.info(game_id)
-        if not is_archived(record):
-            return None
-        assert record is not None
-        return self.reader.load(record)
-
     def append(
         self,
         game_id: str,
@@ -199,11 +215,12 @@ class TieredEventStore(EventStore):
         found = self.inner.read(game_id, after_version, limit)
         if found:
             return found
-        archived = self._archived(game_id)
-        if archived is None:
+        record = self.inner.info(game_id)
+        if record is None or not is_archived(record):
             return found
-        stop = None if limit is None else max(after_version, 0) + limit
-        return archived.events[max(after_version, 0) : stop]
+        start = max(after_version, 0)
+        stop = record.version if limit is None else min(start + limit, record.version)
+        return self.reader.first_events(record, stop)[start:stop]
 
     def read_range(self, game_id: str, first: int, last: int) -> list[RecordedEvent]:
         found = self.inner.read_range(game_id, first, last)
@@ -214,8 +231,8 @@ class TieredEventStore(EventStore):
             return found
         if first >= record.version:  # the last event only: no need to refold the game
             return [self.reader.head(record).last] if first == record.version else []
-        archived = self.reader.load(record)
-        return archived.events[max(first, 1) - 1 : last]
+        stop = min(last, record.version)
+        return self.reader.first_events(record, stop)[max(first, 1) - 1 : stop]
 
     def version(self, game_id: str) -> int:
         found = self.inner.version(game_id)

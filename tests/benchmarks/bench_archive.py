@@ -193,15 +193,16 @@ def run(server: EmbeddedRedis, archive_dir: Path, games: int, cards_games: int) 
         f"{index_before / len(played):.0f}); used_memory {used_before} -> {used_after} B"
     )
     print(
-        f"archiving: {len(played) / archive_s:.1f} games/s, {total_events / archive_s:.0f} events/s "
-        "(encode with refold, write + fsync, read back, decode with refold, compare, swap)"
+        f"archiving: {len(played) / archive_s:.1f} games/s, "
+        f"{total_events / archive_s:.0f} events/s (encode with refold, write + fsync, "
+        "read back, decode with refold, compare, swap)"
     )
 
     # Read-back: a cold process decodes each object once.
     cold = service()
     assert cold.archiver is not None
     started = time.perf_counter()
-    for game_id, blob in blobs.items():
+    for blob in blobs.values():
         cold.archiver.reader.decode(blob, archive_codec.content_hash(blob))
     read_s = time.perf_counter() - started
     print(
