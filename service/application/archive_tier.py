@@ -173,6 +173,9 @@ class ArchiveReader:
             raise ArchiveCorrupt(f"archive object {sha} does not decode: {exc}") from exc
 
 
+KNOWN_ARCHIVED = 10_000  # archived game ids a process remembers (for ``wait``)
+
+
 def is_archived(record: GameRecord | None) -> bool:
     return record is not None and ARCHIVED_KEY in record.fields
 
@@ -183,6 +186,7 @@ class TieredEventStore(EventStore):
     def __init__(self, inner: EventStore, reader: ArchiveReader) -> None:
         self.inner = inner
         self.reader = reader
+        self._known_archived: dict[str, None] = {}  # insertion-ordered: oldest dropped
 
     def __getattr__(self, name: str) -> Any:  # the adapter's own extras (rebuild_index...)
         return getattr(self.inner, name)
@@ -244,13 +248,33 @@ class TieredEventStore(EventStore):
     def wait(
         self, game_id: str, after_version: int, timeout_s: float, *, limit: int | None = None
     ) -> list[RecordedEvent]:
-        record = self.inner.info(game_id)
-        if is_archived(record):  # nothing is appended to it any more: no wait
-            return self.read(game_id, after_version, limit)
+        # A game known archived (its info was read here: a stream loads its game first)
+        # is read at once; any other waits in Redis as before, no extra round trip, and is
+        # looked up only when the wait found nothing (it may have been archived meanwhile).
+        if game_id not in self._known_archived:
+            found = self.inner.wait(game_id, after_version, timeout_s, limit=limit)
+            if found:
+                return found
+            record = self.inner.info(game_id)
+            if record is None or not is_archived(record):
+                return found
+            self._remember(record)
+        found = self.read(game_id, after_version, limit)
+        if found:
+            return found
+        # Caught up: nothing will come; wait as for a quiet game (no busy loop).
         return self.inner.wait(game_id, after_version, timeout_s, limit=limit)
 
+    def _remember(self, record: GameRecord | None) -> None:
+        if record is not None and is_archived(record):
+            self._known_archived[record.game_id] = None
+            if len(self._known_archived) > KNOWN_ARCHIVED:
+                self._known_archived.pop(next(iter(self._known_archived)))
+
     def info(self, game_id: str) -> GameRecord | None:
-        return self.inner.info(game_id)
+        record = self.inner.info(game_id)
+        self._remember(record)
+        return record
 
     def infos(self, game_ids: Sequence[str]) -> list[GameRecord | None]:
         return self.inner.infos(game_ids)

@@ -118,6 +118,9 @@ def test_games_of_both_kinds_read_the_same_from_the_archive(
     assert service.archiver.archive(game.game_id, force=True).outcome == "archived"
     fresh = make_service(stores, LocalArchiveObjects(tmp_path), clock)
     assert reads(fresh, game.game_id) == before
+    # A stream of it: every event at once, then a quiet wait like a finished game's.
+    assert fresh.queries.wait_for_events(game.game_id, 0, 30.0) == before["events"]
+    assert fresh.queries.wait_for_events(game.game_id, game.version, 0.1) == []
 
 
 def test_an_archived_game_is_read_only_until_an_admin_brings_it_back(
