@@ -14,6 +14,8 @@ import pytest
 import redis
 import requests
 
+from domain.games import all_games
+from service.application import record
 from service.application.game_service import GameService
 from service.store.redis_streams import RedisEventStore, RedisSnapshotStore
 from tests.service.api.conftest import ADMIN_TOKEN, LiveServer, start_live_server
@@ -119,6 +121,9 @@ def test_archived_games_of_both_kinds_answer_every_read_as_before(
         after = snapshot(server.url, game_id, kind, tokens)
         changed = [path for path in before[game_id] if before[game_id][path] != after[path]]
         assert changed == [], changed
+        # and its record still verifies offline
+        body = after[f"admin /games/{game_id}/record"][2]
+        assert record.verify(body, all_games()).header["game_id"] == game_id
 
 
 def test_an_archived_game_refuses_writes_until_the_admin_rehydrates_it(
