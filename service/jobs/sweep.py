@@ -15,9 +15,9 @@ from __future__ import annotations
 import logging
 
 from service.config import ArchiveSettings
-from service.jobs.archiving import enqueue_archiving
 from service.jobs.context import JobContext, job_context
 from service.jobs.enqueue import (
+    enqueue_archiving,
     enqueue_bot_moves,
     enqueue_deadlines,
     enqueue_deliveries,
