@@ -244,3 +244,56 @@ class StoreSettings(EnvSettings):
     def cluster(self) -> bool:
         """The event store is on a Redis Cluster (see ``is_cluster_url``)."""
         return self.redis_url is not None and is_cluster_url(self.redis_url)
+
+
+ARCHIVE_RETENTION_S = 3 * 24 * 3600  # finished games stay in Redis this long by default
+ABANDONED_AFTER_S = 30 * 24 * 3600  # a game with no event for this long counts as abandoned
+
+
+class ArchiveSettings(EnvSettings):
+    """The archive tier: where finished (and abandoned) games go once past retention, and
+    when (``docs/deploy.md``, "Archive")."""
+
+    archive_backend: Literal["local", "s3", "off"] = setting(
+        "local",
+        "Where archived games are kept: ``local`` (a directory), ``s3`` (S3-compatible object "
+        "storage) or ``off`` (nothing is archived; archived games cannot be read).",
+    )
+    archive_dir: Path = setting(
+        Path("var/archive"), "The directory of the ``local`` archive (next to the embedded Redis)."
+    )
+    archive_retention_s: int = setting(
+        ARCHIVE_RETENTION_S,
+        "Seconds a finished game stays in Redis after its last event before it is archived.",
+        ge=0,
+    )
+    archive_abandoned_after_s: int = setting(
+        ABANDONED_AFTER_S,
+        "Seconds without an event after which an unfinished game (open or active) counts as "
+        "abandoned and is archived as it is (read-only; an admin can bring it back). 0: never.",
+        ge=0,
+    )
+    archive_sweep_batch: int = setting(
+        200, "Games at most that one sweep enqueues for archiving.", ge=1
+    )
+    archive_cache_games: int = setting(
+        64,
+        "Archived games kept decoded in each process's memory (least recently read dropped).",
+        ge=0,
+    )
+    archive_s3_bucket: str | None = setting(None, "S3 bucket of the ``s3`` archive.")
+    archive_s3_prefix: str = setting("", "Put before every object name in the bucket.")
+    archive_s3_endpoint_url: str | None = setting(
+        None, "S3 endpoint (unset: AWS); e.g. a MinIO or Ceph URL."
+    )
+    archive_s3_region: str | None = setting(None, "S3 region (unset: boto3's default).")
+    archive_s3_access_key_id: str | None = setting(
+        None, "S3 access key id (unset: boto3's usual credential chain)."
+    )
+    archive_s3_secret_access_key: str | None = setting(
+        None, "S3 secret access key (unset: boto3's usual credential chain)."
+    )
+
+    @property
+    def enabled(self) -> bool:
+        return self.archive_backend != "off"

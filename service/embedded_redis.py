@@ -245,6 +245,9 @@ class EmbeddedRedis:
             "--daemonize", "no",
             "--logfile", str(self.data_dir / "redis.log"),
             "--protected-mode", "yes",
+            # A game's info (and an archived game's residue) stays in the compact hash
+            # encoding with values up to 128 bytes (a card game's options are ~120).
+            "--hash-max-ziplist-value", "128",
         ]  # fmt: skip
         if len(str(self.socket_path)) <= _MAX_SOCKET_PATH:
             args += [

@@ -47,6 +47,15 @@ class GameExists(ConcurrencyError):
     """A game was created under an id that is already taken."""
 
 
+class GameArchived(ServiceError):
+    """The game is in the archive tier: readable, but nothing is appended to it (an admin
+    may bring it back first: ``POST /admin/games/{id}/rehydrate``)."""
+
+    def __init__(self, game_id: str) -> None:
+        super().__init__(f"game {game_id!r} is archived: it is read-only")
+        self.game_id = game_id
+
+
 class IdempotencyConflict(ServiceError):
     """The idempotency key was already used for a different command."""
 

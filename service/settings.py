@@ -12,12 +12,13 @@ from service.api.limits import RateLimitSettings
 from service.api.metrics import MetricsSettings
 from service.api.server import ServerSettings
 from service.api.settings import ApiSettings
-from service.config import EnvSettings, LogSettings, SettingsError, StoreSettings
+from service.config import ArchiveSettings, EnvSettings, LogSettings, SettingsError, StoreSettings
 from service.jobs.settings import JobSettings
 
 # In the order of the configuration table.
 MODELS: tuple[type[EnvSettings], ...] = (
     StoreSettings,
+    ArchiveSettings,
     ApiSettings,
     RateLimitSettings,
     ServerSettings,

@@ -39,9 +39,11 @@ from service.api.settings import ApiSettings
 from service.application.game_service import GameService, build_service
 from service.application.observer import Observer
 from service.application.tokens import Credentials
-from service.config import StoreSettings
+from service.config import ArchiveSettings, StoreSettings
+from service.store.archive_objects import ArchiveObserver, ObserverPair
 from service.store.connect import check_store, redis_client, serving
 from service.store.port import GAME_ID_PATTERN
+from service.store.redis_archive_stats import RedisArchiveStats
 from service.store.redis_tokens import RedisTokenStore
 from service.web import blueprint as web_client
 
@@ -115,7 +117,9 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
 
     store_settings = StoreSettings.from_config(config)
     app_metrics = metrics.PrometheusMetrics(metrics.queue_redis_url(config))
-    found = _services(config, settings, store_settings, app_metrics)
+    found = _services(config, settings, store_settings, app_metrics, app_metrics)
+    if found.archive_stats is not None:
+        app_metrics.watch_tiers(found.archive_stats, found.archive_stats.client)
     app.extensions[EXTENSION] = found
 
     app.extensions[streams.GATE_EXTENSION] = streams.StreamGate(
@@ -174,6 +178,7 @@ def _services(
     settings: ApiSettings,
     store_settings: StoreSettings,
     observer: Observer,
+    archive_observer: ArchiveObserver,
 ) -> Services:
     """The application service (``GAME_SERVICE`` if given) and the credentials, on the
     configured Redis; the service reports to ``observer``."""
@@ -182,12 +187,14 @@ def _services(
     # in XREAD on a pool of their own (see build_service).
     pool = settings.redis_max_connections
     given = config.get("GAME_SERVICE")
+    stats: RedisArchiveStats | None = None
     if isinstance(given, GameService):
         if not store_settings.redis_url:
             raise ValueError("GAME_SERVICE needs REDIS_URL too (for the seat tokens)")
         client = redis_client(store_settings.redis_url, decode_responses=True, max_connections=pool)
         game_service = given
     else:
+        stats = RedisArchiveStats(None, prefix=store_settings.key_prefix)  # client below
         game_service, connection = build_service(
             store_settings,
             cache_size=GAME_CACHE_SIZE,
@@ -196,8 +203,11 @@ def _services(
             max_wait_s=settings.sse_heartbeat_s,
             max_waiting=settings.max_streams + STREAM_POOL_SPARE,
             observer=observer,
+            archive=ArchiveSettings.from_config(config),
+            archive_observer=ObserverPair(stats, archive_observer),
         )
         client = connection.client
+        stats.client = client
     return Services(
         games=game_service,
         credentials=Credentials(
@@ -206,4 +216,5 @@ def _services(
         ),
         settings=settings,
         ready=lambda: serving(client),
+        archive_stats=stats,
     )

@@ -15,6 +15,7 @@ from service.application.game_service import GameService
 from service.application.players import seats_of
 from service.application.tokens import Credentials
 from service.store.port import PlayerRecord
+from service.store.redis_archive_stats import RedisArchiveStats
 
 EXTENSION = "tigris"
 
@@ -25,6 +26,7 @@ class Services:
     credentials: Credentials
     settings: ApiSettings
     ready: Callable[[], bool]  # whether the store serves (readiness); may raise
+    archive_stats: RedisArchiveStats | None = None  # the archive tier's shared counters
 
 
 def services() -> Services:

@@ -130,12 +130,21 @@ class PrometheusMetrics:
             multiprocess_mode="livesum",
             registry=registry,
         )
+        self.archive_reads = Histogram(
+            "tigris_archive_read_seconds",
+            "Archived games read back by this process (a miss of its decoded-game cache): "
+            "object fetched, its hash checked, decoded and refolded.",
+            ["kind"],
+            buckets=DURATION_BUCKETS,
+            registry=registry,
+        )
         self.queues = QueueCollector(queue_redis_url)
         if not multiprocess():
             registry.register(self.queues)
         # Labelled children by label values: ``labels()`` takes a lock and checks its
         # arguments on every call, several times per command otherwise.
         self._children: dict[tuple[Any, ...], Any] = {}
+        self.tiers: TierCollector | None = None
 
     def _child(self, metric: Any, *values: str) -> Any:
         key = (id(metric), *values)
@@ -161,6 +170,23 @@ class PrometheusMetrics:
     def game_load(self, source: str) -> None:
         self._child(self.loads, source).inc()
 
+    # ------------------------------------------------- the archive tier's observer
+    def archived(self, kind: str, events: int, size: int, seconds: float) -> None:
+        pass  # counted in Redis by every process (TierCollector reads them)
+
+    def archive_read(self, kind: str, seconds: float) -> None:
+        self._child(self.archive_reads, kind).observe(seconds)
+
+    def archive_failed(self, reason: str) -> None:
+        pass
+
+    def watch_tiers(self, stats: Any, client: Any) -> None:
+        """Report both tiers at scrape time: the archive's shared counters (``stats``, a
+        ``RedisArchiveStats``) and the memory of the event store's Redis (``client``)."""
+        self.tiers = TierCollector(stats, client)
+        if not multiprocess():
+            self.registry.register(self.tiers)
+
     # --------------------------------------------------------------- the rest
     def streams_open(self, count: int) -> None:
         self.streams.set(count)
@@ -176,8 +202,50 @@ class PrometheusMetrics:
             registry = CollectorRegistry(auto_describe=False)
             MultiProcessCollector(registry)  # type: ignore[no-untyped-call]
             registry.register(self.queues)
+            if self.tiers is not None:
+                registry.register(self.tiers)
         text: bytes = generate_latest(registry)
         return text
+
+
+class TierCollector:
+    """Both storage tiers, read at scrape time: the Redis memory in use (the hot tier) and
+    the archive tier's counters since the start (games, events and bytes archived, failed
+    attempts, archived games read back). Nothing if Redis does not answer."""
+
+    def __init__(self, stats: Any, client: Any) -> None:
+        self._stats = stats
+        self._client = client
+
+    def collect(self) -> Iterator[Metric]:
+        from prometheus_client.core import GaugeMetricFamily
+
+        try:
+            memory = int(self._client.info("memory")["used_memory"])
+            counts = self._stats.read()
+        except Exception:  # an unreachable Redis: no tier figures
+            return
+        yield GaugeMetricFamily(
+            "tigris_redis_used_memory_bytes",
+            "Memory used by the event store's Redis (the hot tier).",
+            value=memory,
+        )
+        games = GaugeMetricFamily(
+            "tigris_archive_games",
+            "Games moved into the archive tier since the start, by kind.",
+            labels=["kind"],
+        )
+        for name, value in sorted(counts.items()):
+            if name.startswith("games:"):
+                games.add_metric([name[6:]], value)
+        yield games
+        for name, text in (
+            ("events", "Events of the games moved into the archive tier."),
+            ("bytes", "Bytes of the archive objects written."),
+            ("failures", "Archive objects that did not read back as stored (none left Redis)."),
+            ("reads", "Archived games read back from the archive storage (all processes)."),
+        ):
+            yield GaugeMetricFamily(f"tigris_archive_{name}", text, value=counts.get(name, 0))
 
 
 class QueueCollector:

@@ -22,6 +22,7 @@ from werkzeug.exceptions import HTTPException
 from domain.common.errors import FormatError, GameOver, NotAwaited, RulesError
 from service.errors import (
     ConcurrencyError,
+    GameArchived,
     GameNotFound,
     GameNotStarted,
     IdempotencyConflict,
@@ -223,6 +224,12 @@ PROBLEMS: dict[type[Exception], Problem] = {
         extra=lambda exc: {"open_seats": list(exc.open_seats)},
     ),
     SeatNotOpen: Problem(409, "seat-not-open", "Seat not open"),
+    GameArchived: Problem(
+        409,
+        "game-archived",
+        "Game archived",
+        lambda exc: f"{exc}; its reads answer as before (an admin may bring it back)",
+    ),
     SeatNotFound: Problem(404, "not-found", "Not found"),
     GameNotFound: Problem(404, "not-found", "Not found", lambda exc: f"no game {exc.game_id!r}"),
     VersionNotFound: Problem(

@@ -7,6 +7,7 @@ from __future__ import annotations
 from flask import Blueprint
 
 from service.api import (
+    archives,
     audit,
     commands,
     events,
@@ -29,6 +30,7 @@ BLUEPRINTS: tuple[Blueprint, ...] = (
     ops.blueprint,
     metrics.blueprint,
     audit.blueprint,
+    archives.blueprint,
     games.blueprint,
     commands.blueprint,
     views.blueprint,

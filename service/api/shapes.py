@@ -431,6 +431,38 @@ SCHEMAS: dict[str, dict[str, Any]] = {
             "duration_ms": {"type": "number", "minimum": 0},
         },
     },
+    "ArchiveOutcome": {
+        "type": "object",
+        "required": ["game_id", "outcome", "object", "bytes", "events"],
+        "additionalProperties": False,
+        "properties": {
+            "game_id": {"type": "string"},
+            "outcome": {
+                "type": "string",
+                "enum": ["archived", "already", "not-due", "moved", "missing"],
+            },
+            "object": {
+                "type": ["string", "null"],
+                "description": "The archive object's name (content-addressed).",
+            },
+            "bytes": {
+                "type": "integer",
+                "minimum": 0,
+                "description": "Its size (0 unless archived now).",
+            },
+            "events": {"type": "integer", "minimum": 0},
+        },
+    },
+    "Rehydration": {
+        "type": "object",
+        "required": ["game_id", "outcome", "version"],
+        "additionalProperties": False,
+        "properties": {
+            "game_id": {"type": "string"},
+            "outcome": {"type": "string", "enum": ["rehydrated", "not-archived"]},
+            "version": {"type": "integer", "minimum": 1},
+        },
+    },
     "Audit": {
         "type": "object",
         "required": ["runs", "games_checked", "mismatches", "last_run", "recent"],

@@ -13,7 +13,14 @@ from typing import Any
 from domain.common.protocol import GameRules
 from service.application import chain, record
 from service.application.commands import CreatedGame
-from service.application.mapper import CommandMeta, EventMapper, game_info, new_info, reverts_field
+from service.application.mapper import (
+    DERIVE_COMMAND_ID,
+    CommandMeta,
+    EventMapper,
+    game_info,
+    new_info,
+    reverts_field,
+)
 from service.application.queries import GameQueries
 from service.application.repository import GameRepository, LoadedGame
 from service.application.tokens import hash_token, new_tokens
@@ -124,11 +131,12 @@ class GameArchive:
         # verification checked against the creation and the claims).
         created_with = chain.creation_seats({"command": verified.events[0]["command"]}, seats)
         prev = chain.genesis(game_id, kind, created_with, options)
+        imported_by = meta.command_id if meta.command_id != DERIVE_COMMAND_ID else uuid.uuid4().hex
         for line in verified.events:
             metadata = {
                 **line["meta"],
                 "event_id": uuid.uuid4().hex,
-                "imported_by": meta.command_id,
+                "imported_by": imported_by,
             }
             envelope = NewEvent(line["type"], line["schema"], line["data"], metadata)
             sealed = self._mapper.sealed([envelope], None, line["version"], prev, line["command"])

@@ -11,11 +11,18 @@ the configured Redis.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
 from domain.common.protocol import GameRules
 from service.application.archive import GameArchive
+from service.application.archive_tier import (
+    Archiver,
+    ArchiveReader,
+    TieredEventStore,
+    TieredSnapshotStore,
+)
 from service.application.commands import CommandHandler
 from service.application.explanations import Explainer
 from service.application.lobby import SeatClaims
@@ -26,11 +33,62 @@ from service.application.queries import GameQueries
 from service.application.repository import GameRepository
 from service.application.undo import UndoWorkflow
 from service.application.writes import Observers, WriteObserver
-from service.config import DEFAULT_IDEMPOTENCY_TTL_S, StoreSettings
+from service.config import (
+    ARCHIVE_RETENTION_S,
+    DEFAULT_IDEMPOTENCY_TTL_S,
+    ArchiveSettings,
+    SettingsError,
+    StoreSettings,
+)
+from service.store.archive_objects import (
+    ArchiveObjects,
+    ArchiveObserver,
+    LocalArchiveObjects,
+    S3ArchiveObjects,
+)
 from service.store.connect import StoreConnection, connect
 from service.store.memory import InMemoryPlayerStore
 from service.store.port import EventStore, PlayerStore, SnapshotStore
 from service.store.redis_players import RedisPlayerStore
+
+
+@dataclass(frozen=True)
+class ArchivePolicy:
+    """When games go to the archive tier, and how many are kept decoded in memory."""
+
+    retention_s: int = ARCHIVE_RETENTION_S
+    abandoned_after_s: int = 0
+    cache_games: int = 64
+    observer: ArchiveObserver | None = None
+
+
+def archive_objects(settings: ArchiveSettings) -> ArchiveObjects | None:
+    """The archive storage the settings name (None: ``off``)."""
+    if settings.archive_backend == "off":
+        return None
+    if settings.archive_backend == "s3":
+        if not settings.archive_s3_bucket:
+            raise SettingsError("TIGRIS_ARCHIVE_S3_BUCKET: required by TIGRIS_ARCHIVE_BACKEND=s3")
+        return S3ArchiveObjects(
+            settings.archive_s3_bucket,
+            prefix=settings.archive_s3_prefix,
+            endpoint_url=settings.archive_s3_endpoint_url,
+            region=settings.archive_s3_region,
+            access_key_id=settings.archive_s3_access_key_id,
+            secret_access_key=settings.archive_s3_secret_access_key,
+        )
+    return LocalArchiveObjects(settings.archive_dir)
+
+
+def archive_policy(
+    settings: ArchiveSettings, observer: ArchiveObserver | None = None
+) -> ArchivePolicy:
+    return ArchivePolicy(
+        settings.archive_retention_s,
+        settings.archive_abandoned_after_s,
+        settings.archive_cache_games,
+        observer,
+    )
 
 
 def utc_now() -> datetime:
@@ -51,6 +109,8 @@ class GameService:
         observer: Observer | None = None,
         writes: Sequence[WriteObserver] = (),
         players: PlayerStore | None = None,
+        archive: ArchiveObjects | None = None,
+        archive_policy: ArchivePolicy | None = None,
     ) -> None:
         if games is None:
             from domain.games import all_games
@@ -58,6 +118,27 @@ class GameService:
             games = all_games()
         rules = dict(games)
         mapper = EventMapper(rules)
+        policy = archive_policy or ArchivePolicy()
+        # The archive tier (``archive_tier``): reads of archived games answered from their
+        # objects, and the archiver that moves games there. None: no archive tier.
+        self.archiver: Archiver | None = None
+        if archive is not None:
+            reader = ArchiveReader(
+                archive, rules, mapper, cache_games=policy.cache_games, observer=policy.observer
+            )
+            self.archiver = Archiver(
+                store,
+                snapshots,
+                reader,
+                rules,
+                mapper,
+                clock=clock,
+                retention_s=policy.retention_s,
+                abandoned_after_s=policy.abandoned_after_s,
+            )
+            store = TieredEventStore(store, reader)
+            if snapshots is not None:
+                snapshots = TieredSnapshotStore(snapshots, store, reader)
         self.store = store
         # What follows every successful write (jobs, deliveries): one port, told by the
         # append paths themselves; more are added as the process wires them
@@ -119,10 +200,13 @@ def build_service(
     max_wait_s: float | None = None,
     max_waiting: int | None = None,
     observer: Observer | None = None,
+    archive: ArchiveSettings | None = None,
+    archive_observer: ArchiveObserver | None = None,
 ) -> tuple[GameService, StoreConnection]:
     """A GameService on the configured Redis (embedded if no ``REDIS_URL``);
     close the returned connection on shutdown."""
     settings = StoreSettings.from_env() if settings is None else settings
+    archive = ArchiveSettings.from_env() if archive is None else archive
     waits: dict[str, Any] = {} if max_wait_s is None else {"max_wait_s": max_wait_s}
     connection = connect(
         settings, max_connections=max_connections, max_waiting=max_waiting, **waits
@@ -137,5 +221,7 @@ def build_service(
         cache_size=cache_size,
         observer=observer,
         players=RedisPlayerStore(connection.client, prefix=settings.key_prefix),
+        archive=archive_objects(archive),
+        archive_policy=archive_policy(archive, archive_observer),
     )
     return service, connection

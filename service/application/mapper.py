@@ -38,10 +38,10 @@ from __future__ import annotations
 
 import binascii
 import functools
+import hashlib
 import json
 import re
 import time
-import uuid
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
@@ -60,6 +60,17 @@ from service.events import (
     SERVICE_KIND,
 )
 from service.store.port import AppendResult, GameRecord, NewEvent, RecordedEvent
+
+# A command id to be derived from the game's chain when its events are sealed.
+DERIVE_COMMAND_ID = "(derived)"
+
+
+def derived_command_id(prev: str, first_version: int) -> str:
+    """The id of the command whose events are appended at ``first_version``, after the
+    event whose hash is ``prev`` (the game's genesis for its first command): 32 hex digits
+    of ``sha256("<prev>/<first_version>")``. Unique per game and place in it (the chain's
+    hashes are), derived again by the archive tier instead of being kept."""
+    return hashlib.sha256(f"{prev}/{first_version}".encode()).hexdigest()[:32]
 
 
 @dataclass(frozen=True)
@@ -84,11 +95,13 @@ class CommandMeta:
         correlation_id: str | None = None,
     ) -> CommandMeta:
         """The metadata of a write by ``actor`` (``seat:<n>``, ``bot:<n>``, ``admin``,
-        ``system``) acting as ``seat`` (None: no seat); a new ``command_id`` unless given (a
-        job derives its own, so that its retries are one command); ``correlation_id``: the
-        request's ``X-Request-ID``."""
+        ``system``) acting as ``seat`` (None: no seat); unless ``command_id`` is given (a job
+        derives its own, so that its retries are one command), the command id is derived
+        when the events are sealed (``derived_command_id``): unique as a random one, and
+        nothing for the archive tier to keep; ``correlation_id``: the request's
+        ``X-Request-ID``."""
         return cls(
-            command_id=uuid.uuid4().hex if command_id is None else command_id,
+            command_id=DERIVE_COMMAND_ID if command_id is None else command_id,
             actor=actor,
             seat=seat,
             correlation_id=correlation_id,
@@ -168,7 +181,7 @@ class EventMapper:
             "recorded_at": meta.recorded_at or recorded_at,
         }
         envelopes = []
-        for event in events:
+        for index, event in enumerate(events):
             prefix, registry = self._registry_of(kind, event)
             name, schema_version, data = registry.encode(event)
             envelopes.append(
@@ -176,7 +189,7 @@ class EventMapper:
                     f"{prefix}.{name}",
                     schema_version,
                     data,
-                    {"event_id": uuid.uuid4().hex, **metadata},
+                    {"event_id": derived_event_id(meta.command_id, index), **metadata},
                 )
             )
         return envelopes
@@ -200,6 +213,7 @@ class EventMapper:
             raise ValueError(f"{len(trails)} rule trails for {len(envelopes)} events")
         out: list[NewEvent] = []
         records: list[dict[str, Any]] = []
+        command_id = derived_command_id(prev, first_version)
         for n, envelope in enumerate(envelopes):
             given = envelope.metadata
             # A full record with every audit field (what ``envelopes`` makes) reads back
@@ -211,6 +225,13 @@ class EventMapper:
             )
             full.pop(HASH_KEY, None)  # sealed here, and only here
             full.pop(COMMAND_KEY, None)
+            if full.get("command_id") == DERIVE_COMMAND_ID:
+                full["command_id"] = command_id
+                if full.get("event_id") == derived_event_id(DERIVE_COMMAND_ID, n):
+                    full["event_id"] = derived_event_id(command_id, n)
+                for name in ("correlation_id", "causation_id"):
+                    if full.get(name) == DERIVE_COMMAND_ID:
+                        full[name] = command_id
             if trails is not None:
                 full[TRAIL_KEY] = list(trails[n])
             if n == 0 and command is not None:
@@ -390,6 +411,19 @@ def _seat_of_actor(actor: Any) -> int | None:
     if isinstance(actor, str) and actor.startswith("seat:") and actor[5:].isdigit():
         return int(actor[5:])
     return None
+
+
+def derived_event_id(command_id: str, index: int) -> str:
+    """The id of the ``index``-th event (from 0) of the command ``command_id``: 32 hex digits
+    of ``sha256("<command id>/<index>")``. Unique as command ids are (a new one per command,
+    or one a job derives for itself), and not stored by the archive tier, which works it out
+    again; events stored before were given random ids (kept as they are)."""
+    return hashlib.sha256(f"{command_id}/{index}".encode()).hexdigest()[:32]
+
+
+def pack_id(value: str) -> str:
+    """A 32-hex-digit id as stored: its 16 bytes in unpadded base64."""
+    return _pack_id(value)
 
 
 def _pack_id(value: str) -> str:

@@ -1,5 +1,6 @@
 """What a game needs done in the background, and its enqueueing: a bot seat's move, a
-clock's deadline, a webhook's delivery (or its retry), the next sweep and audit.
+clock's deadline, a webhook's delivery (or its retry), the next sweep and audit, the
+archiving of the games past retention.
 
 Jobs are enqueued by the dotted name of their body in ``service.jobs.tasks`` (the one
 module RQ imports to run them), so nothing here imports the bodies: the modules below
@@ -27,6 +28,7 @@ CLOCK_EXPIRED = f"{TASKS}.clock_expired"
 DELIVER_WEBHOOK = f"{TASKS}.deliver_webhook"
 SWEEP = f"{TASKS}.sweep"
 AUDIT = f"{TASKS}.audit"
+ARCHIVE_GAME = f"{TASKS}.archive_game"
 
 JOB_TIMEOUT_MARGIN_S = 30
 
@@ -183,3 +185,21 @@ def schedule_audit(queue: Queue, settings: JobSettings, *, after: float | None =
     at = datetime.fromtimestamp(slot * settings.audit_s, UTC)
     job_id = f"audit-{settings.queue}-{slot}"
     return enqueue_once(queue, settings, AUDIT, job_id, timeout_s=3600, at=at) is not None
+
+
+def enqueue_archiving(
+    queue: Queue, settings: JobSettings, games: GameService, limit: int, now: float | None = None
+) -> int:
+    """An ``archive_game`` job for each game due (at most ``limit``), one per game and
+    sweep interval (a failed one is tried again by a later sweep)."""
+    archiver = games.archiver
+    if archiver is None:
+        return 0
+    slot = int((time.time() if now is None else now) // settings.sweep_s)
+    enqueued = 0
+    for game_id in archiver.due(limit):
+        job = enqueue_once(
+            queue, settings, ARCHIVE_GAME, f"archive-{game_id}-{slot}", game_id, timeout_s=600
+        )
+        enqueued += job is not None
+    return enqueued

@@ -1,6 +1,7 @@
 """The periodic sweep: every ``TIGRIS_JOB_SWEEP_S`` seconds, one job looks at every active
 game and enqueues the work that is due (a bot seat awaited, a clock's deadline, a webhook
-behind), in case a process died between an append and the enqueue that should follow it.
+behind), in case a process died between an append and the enqueue that should follow it;
+and it enqueues the archiving of the games past retention (``service.jobs.archiving``).
 Enqueueing is keyed (``enqueue_once``), so work already pending is not queued twice.
 
 The sweeps form a chain: a sweep first schedules the next one (job id
@@ -13,8 +14,10 @@ from __future__ import annotations
 
 import logging
 
+from service.config import ArchiveSettings
 from service.jobs.context import JobContext, job_context
 from service.jobs.enqueue import (
+    enqueue_archiving,
     enqueue_bot_moves,
     enqueue_deadlines,
     enqueue_deliveries,
@@ -38,7 +41,14 @@ def run(context: JobContext) -> dict[str, int]:
     """The sweep job: schedule the next sweep, then enqueue what is due in every active
     game."""
     schedule_sweep(context.queue, context.settings)
-    return sweep_games(context)
+    counts = sweep_games(context)
+    counts["archiving"] = enqueue_archiving(
+        context.queue,
+        context.settings,
+        context.games,
+        ArchiveSettings.from_env().archive_sweep_batch,
+    )
+    return counts
 
 
 def sweep_games(context: JobContext | None = None) -> dict[str, int]:

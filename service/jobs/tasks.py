@@ -10,8 +10,8 @@ Jobs queued before the bodies moved here name their old places
 
 from __future__ import annotations
 
+from service.jobs import archiving, bots, clocks, webhooks
 from service.jobs import audit as audits
-from service.jobs import bots, clocks, webhooks
 from service.jobs import sweep as sweeps
 from service.jobs.context import job_context
 
@@ -39,3 +39,8 @@ def sweep() -> dict[str, int]:
 def audit() -> dict[str, int]:
     """The periodic audit (``service.jobs.audit``)."""
     return audits.run(job_context())
+
+
+def archive_game(game_id: str) -> str:
+    """Move a game past retention into the archive tier (``service.jobs.archiving``)."""
+    return archiving.archive(job_context(), game_id)

@@ -14,8 +14,11 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from service.errors import ConcurrencyError, IdempotencyConflict
+from service.errors import ConcurrencyError, GameArchived, IdempotencyConflict
 from service.store.port import (
+    ARCHIVED_FIELDS,
+    ARCHIVED_KEY,
+    ARCHIVED_VERSION,
     AppendResult,
     AuditLog,
     AuditRun,
@@ -120,6 +123,8 @@ class InMemoryEventStore(EventStore):
                     if command_hash != idempotency.command_hash:
                         raise IdempotencyConflict(idempotency.key)
                     return result
+            if ARCHIVED_KEY in game.info:
+                raise GameArchived(game_id)
             current = len(game.events)
             if current != expected_version:
                 raise ConcurrencyError(expected_version, current, game_id)
@@ -208,9 +213,12 @@ class InMemoryEventStore(EventStore):
         check_game_id(game_id)
         with self._changed:
             game = self._games.get(game_id)
-            if game is None or not game.events:
+            if game is None:
                 return None
-            return GameRecord(game_id, dict(game.info), len(game.events))
+            version = len(game.events) or int(game.info.get(ARCHIVED_VERSION, "0"))
+            if version == 0:
+                return None
+            return GameRecord(game_id, dict(game.info), version)
 
     def index_game(
         self, game_id: str, created_ms: int, *, kind: str | None = None, status: str | None = None
@@ -244,6 +252,32 @@ class InMemoryEventStore(EventStore):
         page = newest_first[:limit]
         next_cursor = page[-1] if len(page) == limit else None
         return [parse_member(m) for m in page], next_cursor
+
+    def archive_swap(self, game_id: str, version: int, fields: Mapping[str, str]) -> bool:
+        check_game_id(game_id)
+        with self._changed:
+            game = self._games.get(game_id)
+            if game is None or ARCHIVED_KEY in game.info or len(game.events) != version:
+                return False
+            game.info.update(fields)
+            game.events = []
+            game.idempotency = {}
+            return True
+
+    def rehydrate(
+        self, game_id: str, events: Sequence[RecordedEvent], info: Mapping[str, str] | None = None
+    ) -> bool:
+        check_game_id(game_id)
+        with self._changed:
+            game = self._games.get(game_id)
+            if game is None or ARCHIVED_KEY not in game.info or game.events:
+                return False
+            game.events = [copy.deepcopy(e) for e in events]
+            for name in ARCHIVED_FIELDS:
+                game.info.pop(name, None)
+            game.info.update(info or {})
+            self._changed.notify_all()
+            return True
 
     def reserve_creation(self, key: str, record: Mapping[str, str], ttl_s: int) -> dict[str, str]:
         with self._changed:

@@ -54,6 +54,16 @@ def check_append(
         raise ValueError(f"expected_version must be >= 0, not {expected_version}")
 
 
+# The info fields that mark a game as archived (``service.application.archive_tier``):
+# the archive object's SHA-256 (64 hex digits, which name it: ``object_key``), the version
+# archived, when (each value fits Redis's compact hash encoding: at most 64 bytes). While
+# they are there the game has no events in the event store, its info record reads with the
+# archived version, and appends are refused (``GameArchived``).
+ARCHIVED_KEY = "archived"
+ARCHIVED_VERSION = "archived_version"
+ARCHIVED_AT = "archived_at"
+ARCHIVED_FIELDS = (ARCHIVED_KEY, ARCHIVED_VERSION, ARCHIVED_AT)
+
 # "open": created with open seats, not all claimed yet (no command is accepted before).
 STATUSES = ("open", "active", "over")
 
@@ -236,6 +246,22 @@ class EventStore(ABC):
     def reserve_creation(self, key: str, record: Mapping[str, str], ttl_s: int) -> dict[str, str]:
         """Keep ``record`` under the creation idempotency ``key`` for ``ttl_s`` unless a
         record is there already; return the record that is there now (first one wins)."""
+
+    @abstractmethod
+    def archive_swap(self, game_id: str, version: int, fields: Mapping[str, str]) -> bool:
+        """The archive tier's last step, atomic: if the game has exactly ``version`` events
+        and is not archived, set ``fields`` (``ARCHIVED_FIELDS``) in its info and drop its
+        events, snapshots and idempotency records; True if it did. From then on ``info``
+        reads the version from ``ARCHIVED_VERSION``, reads find no events, and ``append``
+        raises ``GameArchived``."""
+
+    @abstractmethod
+    def rehydrate(
+        self, game_id: str, events: Sequence[RecordedEvent], info: Mapping[str, str] | None = None
+    ) -> bool:
+        """Undo ``archive_swap``, atomic: if the game is archived and has no events, store
+        ``events`` (all of them, as they were), drop the ``ARCHIVED_FIELDS`` and set the
+        ``info`` fields; True if it did."""
 
 
 @dataclass(frozen=True, slots=True)

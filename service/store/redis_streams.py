@@ -43,8 +43,10 @@ import redis
 import redis.exceptions as redis_errors
 from redis.cluster import RedisCluster
 
-from service.errors import ConcurrencyError, IdempotencyConflict, StoreUnavailable
+from service.errors import ConcurrencyError, GameArchived, IdempotencyConflict, StoreUnavailable
 from service.store.port import (
+    ARCHIVED_FIELDS,
+    ARCHIVED_VERSION,
     AppendResult,
     EventStore,
     GameRecord,
@@ -82,6 +84,9 @@ if idem then
     return 'conflict'
   end
 end
+if redis.call('HEXISTS', info, 'archived') == 1 then
+  return 'archived'
+end
 local current = redis.call('XLEN', stream)
 if current ~= expected then
   return 'stale ' .. current
@@ -107,6 +112,40 @@ if idem then
   redis.call('PEXPIRE', idem, ttl_ms)
 end
 return 'ok ' .. (current + 1) .. ' ' .. version .. ' ' .. redis.call('SCARD', hooks)
+"""
+
+
+# The archive tier's swap: the game's info marked archived and its events and snapshots
+# dropped in one step, if it still has exactly the archived events and is not archived.
+_ARCHIVE_SWAP_LUA = """
+local stream, info, snap = KEYS[1], KEYS[2], KEYS[3]
+if redis.call('HEXISTS', info, 'archived') == 1 then return 0 end
+if redis.call('XLEN', stream) ~= tonumber(ARGV[1]) then return 0 end
+redis.call('HSET', info, unpack(ARGV, 2))
+redis.call('DEL', stream, snap)
+return 1
+"""
+
+# Back from the archive: the events stored again (with their own ids) and the marks gone,
+# if the game is archived and has no events in Redis; ``info`` fields set (who, when).
+_REHYDRATE_LUA = """
+local stream, info = KEYS[1], KEYS[2]
+if redis.call('HEXISTS', info, 'archived') == 0 then return 0 end
+if redis.call('XLEN', stream) ~= 0 then return 0 end
+local n_fields = 3
+local n_info = tonumber(ARGV[1])
+local i = 2 + n_fields
+if n_info > 0 then
+  redis.call('HSET', info, unpack(ARGV, i, i + 2 * n_info - 1))
+  i = i + 2 * n_info
+end
+while i < #ARGV do
+  redis.call('XADD', stream, ARGV[i] .. '-0',
+    'type', ARGV[i + 1], 'schema', ARGV[i + 2], 'data', ARGV[i + 3], 'meta', ARGV[i + 4])
+  i = i + 5
+end
+redis.call('HDEL', info, unpack(ARGV, 2, 1 + n_fields))
+return 1
 """
 
 
@@ -309,6 +348,8 @@ class RedisEventStore(EventStore):
         if status == "conflict":
             assert idempotency is not None
             raise IdempotencyConflict(idempotency.key)
+        if status == "archived":
+            raise GameArchived(game_id)
         raise ConcurrencyError(expected_version, int(versions), game_id)
 
     def _evalsha(self, keys: list[str], args: list[str | int]) -> Any:
@@ -411,10 +452,15 @@ class RedisEventStore(EventStore):
         records: list[GameRecord | None] = []
         for n, game_id in enumerate(game_ids):
             fields, version = replies[2 * n], int(replies[2 * n + 1])
-            if version == 0:
+            if version == 0 and not fields:
                 records.append(None)
                 continue
             values = {_s(k): _s(v) for k, v in fields.items()}
+            if version == 0:  # archived (its events are in the archive tier), or none
+                version = int(values.get(ARCHIVED_VERSION, "0"))
+                if version == 0:
+                    records.append(None)
+                    continue
             records.append(GameRecord(game_id, values, version))
         return records
 
@@ -469,6 +515,44 @@ class RedisEventStore(EventStore):
             return self.reserve_creation(key, record, ttl_s)
         found: dict[str, str] = _loads(_s(stored))
         return found
+
+    def archive_swap(self, game_id: str, version: int, fields: Mapping[str, str]) -> bool:
+        check_game_id(game_id)
+        keys = [self.keys.events(game_id), self.keys.info(game_id), self.keys.snapshots(game_id)]
+        args: list[str | int] = [version]
+        for name, value in sorted(fields.items()):
+            args += [name, value]
+        with _guard():
+            done = self.client.eval(_ARCHIVE_SWAP_LUA, len(keys), *keys, *args)
+            if not done:
+                return False
+            # The idempotency records (they expire anyway): a command for an archived
+            # game is refused before any lookup.
+            pattern = f"{self.keys.prefix}:{{{game_id}}}:idem:*"
+            stale = list(self.client.scan_iter(match=pattern, count=500))
+            if stale:
+                self.client.unlink(*stale)
+        return True
+
+    def rehydrate(
+        self, game_id: str, events: Sequence[RecordedEvent], info: Mapping[str, str] | None = None
+    ) -> bool:
+        check_game_id(game_id)
+        keys = [self.keys.events(game_id), self.keys.info(game_id)]
+        extra = sorted((info or {}).items())
+        args: list[str | int] = [len(extra), *ARCHIVED_FIELDS]
+        for name, value in extra:
+            args += [name, value]
+        for event in events:
+            args += [
+                event.version,
+                event.type,
+                event.schema_version,
+                _dumps(event.data),
+                _dumps(event.metadata),
+            ]
+        with _guard():
+            return bool(self.client.eval(_REHYDRATE_LUA, len(keys), *keys, *args))
 
     def rebuild_index(self) -> int:
         """Recreate the game indexes from the info hashes (after losing them); returns the

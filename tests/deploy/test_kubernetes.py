@@ -221,8 +221,10 @@ def test_the_roles_run_commands_the_service_has() -> None:
 
 def test_settings_come_from_the_config_map() -> None:
     for workload in (api(), worker()):
-        (source,) = only_container(workload)["envFrom"]
+        source, *secrets = only_container(workload)["envFrom"]
         assert source["configMapRef"]["name"] == "tigris-config"
+        # Besides: only the archive bucket's credentials, from an optional Secret.
+        assert secrets == [{"secretRef": {"name": "tigris-archive", "optional": True}}]
     settings = config()
     redis_service = k8s_resource("Service", "tigris-redis")
     (redis_port,) = redis_service["spec"]["ports"]
