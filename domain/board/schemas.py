@@ -7,6 +7,8 @@ view, pending decision and result of random games against them, and
 
 from __future__ import annotations
 
+from typing import Annotated
+
 from domain.board.geometry import COLS, ROWS
 from domain.board.model import DECISIONS, DYNASTIES, MONUMENTS
 from domain.common.codec import JSON
@@ -17,6 +19,7 @@ from domain.common.schema import (
     INTEGER,
     SEAT,
     STRING,
+    Typed,
     array,
     const,
     nullable,
@@ -38,6 +41,9 @@ SQUARE: JSON = {
     # prefixItems still see a list of integers.
     "items": {"type": "integer", "minimum": 0, "maximum": max(ROWS, COLS) - 1},
 }
+Square = Annotated[tuple[int, int], Typed(SQUARE)]
+"""A square of the board, ``(row, col)`` (JSON ``[row, col]``), typed in the contract as
+:data:`SQUARE`, bounds included: what the commands and events hold."""
 MONUMENT: JSON = {"type": "string", "enum": [str(m) for m in MONUMENTS]}
 REASON: JSON = {"type": "string", "enum": ["treasures", "bag"], "description": "Why it ended."}
 

@@ -85,7 +85,6 @@ class GameAdapter(Generic[S, C, E]):
     schemas: Mapping[str, JSON] = field(default_factory=dict)
     redacted: Mapping[str, Redaction] = field(default_factory=dict)
     enums: Mapping[str, SharedEnum] = field(default_factory=dict)
-    inlined: Mapping[str, JSON] = field(default_factory=dict)
     rules_markdown_fn: Callable[[], str] = lambda: ""
     determinize_fn: Callable[[Mapping[str, Any], random.Random], S] | None = None
     sample_command_fn: Callable[[S, int, random.Random], C] | None = None

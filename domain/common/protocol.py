@@ -44,7 +44,6 @@ class GameRules(Protocol[S, C, E]):
     schemas: Mapping[str, JSON]
     redacted: Mapping[str, Redaction]  # by event name: what ``event_view`` may hide
     enums: Mapping[str, SharedEnum]  # by component name (``Monument``): enums named once
-    inlined: Mapping[str, JSON]  # by component name (``Square``): schemas written in place
     playouts_per_ms: float  # the bots' search rate on one core (think time -> playouts)
 
     def normalize_options(self, options: Mapping[str, Any]) -> dict[str, Any]:

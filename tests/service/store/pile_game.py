@@ -151,7 +151,6 @@ class PileRules:
     schemas: Mapping[str, JSON] = SCHEMAS
     redacted: Mapping[str, Redaction] = REDACTED
     enums: Mapping[str, SharedEnum] = {}
-    inlined: Mapping[str, JSON] = {}
     playouts_per_ms: float = 20.0
 
     def normalize_options(self, options: Mapping[str, Any]) -> dict[str, Any]:
