@@ -32,8 +32,8 @@ decisions, results and redactions that each game's registration declares (``sche
   ``discriminator`` on the envelope's ``type`` (``board.TilePlaced``, ``service.…``).
 - ``<Kind>LegalCommands``: the legal-commands answer, its list typed as the game's
   commands.
-- ``LegalCommands``, ``GameView``, ``PendingDecision`` and ``GameResult``: the ``oneOf``
-  of the games' shapes with a ``discriminator`` on ``kind``.
+- ``LegalCommands``, ``GameView``, ``PendingDecision``, ``GameResult`` and ``GameMap``:
+  the ``oneOf`` of the games' shapes with a ``discriminator`` on ``kind``.
 
 ``python -m service.contract`` rewrites ``openapi.yaml``; ``--check`` exits 1 when the
 file differs from what it would write (a hand edit anywhere, or a stale declaration).
@@ -314,6 +314,7 @@ def _components() -> dict[str, JSON]:
         ("GameView", "View", "A game's state as the caller may see it"),
         ("PendingDecision", "Pending", "Who is awaited, on what"),
         ("GameResult", "Result", "The final table"),
+        ("GameMap", "Map", "What a game begins with and never changes (its map)"),
     ):
         out[union] = _union(
             {kind: f"{title}{suffix}" for kind, title in kinds.items()},

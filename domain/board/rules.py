@@ -17,7 +17,7 @@ from domain.board.model import DYNASTIES, MONUMENTS, State
 from domain.board.position import dump_position, load_position
 from domain.board.sample import sample_command
 from domain.board.schemas import SCHEMAS
-from domain.board.setup import normalize_options, start
+from domain.board.setup import normalize_options, setup_map, start
 from domain.board.views import REDACTED, event_view, pending, result, view
 from domain.common.adapter import GameAdapter, package_text
 from domain.common.scoring import score_key
@@ -59,6 +59,7 @@ RULES = BoardRules(
     is_over_fn=is_over,
     turn_fn=turn,
     is_draw_fn=is_draw,
+    setup_map_fn=setup_map,
     pending_fn=pending,
     result_fn=result,
     view_fn=view,

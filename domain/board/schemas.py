@@ -163,7 +163,49 @@ VIEW: JSON = record(
     description="A board game as one caller may see it; the same keys for every caller.",
 )
 
+MAP: JSON = record(
+    {
+        "kind": const("board"),
+        "options": ref("BoardOptions"),
+        "rows": {
+            "type": "integer",
+            "minimum": 1,
+            "description": "Rows of squares, numbered from 0 at the top (B-SETUP-1).",
+        },
+        "columns": {
+            "type": "integer",
+            "minimum": 1,
+            "description": "Squares per row, numbered from 0 at the left (B-SETUP-1).",
+        },
+        "rivers": array(SQUARE, description="The river squares; every other square is land."),
+        "temples": array(SQUARE, description="The starting temples (B-SETUP-3)."),
+        "treasures": array(
+            SQUARE, description="The treasures at the start: one on each starting temple."
+        ),
+        "border_treasures": array(
+            SQUARE,
+            description="The special treasures, on the border temples: taken before the "
+            "others (B-SETUP-3, B-TREASURE-2).",
+        ),
+        "monuments": array(
+            record({"monument": MONUMENT, "colours": array(COLOUR, minItems=2, maxItems=2)}),
+            description="The six monuments beside the board and their two colours (B-SETUP-6).",
+        ),
+        "tiles": {
+            **ref("ColourCounts"),
+            "description": "The civilisation tiles of each colour, the starting temples among "
+            "the red (B-SETUP-4).",
+        },
+        "hand_size": {**COUNT, "description": "Tiles in a hand (B-SETUP-5)."},
+        "catastrophes": {**COUNT, "description": "Catastrophe tiles each seat starts with."},
+    },
+    description="The board a game begins with, the same for every game of these options: "
+    "its size, rivers, starting temples and treasures, and the monuments and tiles beside "
+    "it. Squares are `[row, col]`.",
+)
+
 SCHEMAS: dict[str, JSON] = {
+    "BoardMap": MAP,
     "BoardConflict": CONFLICT,
     "BoardPending": PENDING,
     "BoardResult": RESULT,

@@ -12,6 +12,7 @@ from service.api import (
     events,
     explanations,
     games,
+    maps,
     metrics,
     ops,
     players,
@@ -38,6 +39,7 @@ BLUEPRINTS: tuple[Blueprint, ...] = (
     undo.blueprint,
     records.blueprint,
     rules.blueprint,
+    maps.blueprint,
     explanations.blueprint,
     players.blueprint,
 )
