@@ -139,7 +139,12 @@ VIEW: JSON = record(
         "active": SEAT,
         "start_player": SEAT,
         "actions_left": COUNT,
-        "board": array(STRING, description="The board in text notation, one row per string."),
+        "board": array(
+            STRING,
+            description="The board in the text notation of the board's position format "
+            "(`domain/board/POSITION_FORMAT.md`), one row per string; the board's size, rivers "
+            "and temples are in the game's map (`GET /games/{game_id}/map`), structured.",
+        ),
         "tiles": array(
             record({"colour": COLOUR, "at": SQUARE, "face_up": BOOLEAN}),
             description="Tiles on the board (face down: under a monument).",
