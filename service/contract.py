@@ -32,8 +32,8 @@ decisions, results and redactions that each game's registration declares (``sche
   ``discriminator`` on the envelope's ``type`` (``board.TilePlaced``, ``service.…``).
 - ``<Kind>LegalCommands``: the legal-commands answer, its list typed as the game's
   commands.
-- ``LegalCommands``, ``GameView``, ``PendingDecision`` and ``GameResult``: the ``oneOf``
-  of the games' shapes with a ``discriminator`` on ``kind``.
+- ``LegalCommands``, ``GameView``, ``PendingDecision``, ``GameResult`` and ``GameMap``:
+  the ``oneOf`` of the games' shapes with a ``discriminator`` on ``kind``.
 
 ``python -m service.contract`` rewrites ``openapi.yaml``; ``--check`` exits 1 when the
 file differs from what it would write (a hand edit anywhere, or a stale declaration).
@@ -234,31 +234,9 @@ def _share_enums(schemas: dict[str, JSON]) -> dict[str, JSON]:
     return {**out, **shared}
 
 
-def _inline(node: Any, inlined: Mapping[str, JSON]) -> Any:
-    """``node`` with each ``$ref`` to a name the games write in place (``inlined``, e.g. the
-    board's ``Square``, as ``type_schema`` names a fixed pair of integers) replaced by that
-    schema itself: a named array component used twice in one model makes
-    openapi-python-client write code ``mypy --strict`` refuses (the same loop variable
-    defined twice)."""
-    if isinstance(node, list):
-        return [_inline(item, inlined) for item in node]
-    if not isinstance(node, dict):
-        return node
-    target = node.get("$ref")
-    if isinstance(target, str) and target.startswith(_COMPONENT):
-        schema = inlined.get(target.removeprefix(_COMPONENT))
-        if schema is not None:
-            return {**schema, **{k: v for k, v in node.items() if k != "$ref"}}
-    return {key: _inline(value, inlined) for key, value in node.items()}
-
-
 def components() -> dict[str, JSON]:
     """Every generated component, by name, in a stable order."""
-    inlined: dict[str, JSON] = {}
-    for rules in all_games().values():
-        inlined.update(rules.inlined)
-    out: dict[str, JSON] = _inline(_share_enums(_components()), inlined)
-    return out
+    return _share_enums(_components())
 
 
 def _components() -> dict[str, JSON]:
@@ -336,6 +314,7 @@ def _components() -> dict[str, JSON]:
         ("GameView", "View", "A game's state as the caller may see it"),
         ("PendingDecision", "Pending", "Who is awaited, on what"),
         ("GameResult", "Result", "The final table"),
+        ("GameMap", "Map", "What a game begins with and never changes (its map)"),
     ):
         out[union] = _union(
             {kind: f"{title}{suffix}" for kind, title in kinds.items()},

@@ -167,6 +167,23 @@ def test_its_refusal_links_to_its_rules_page(client: FlaskClient) -> None:
     assert client.get("/rules/chess").status_code == 404
 
 
+def test_its_map_is_served_from_its_registration(client: FlaskClient) -> None:
+    # given a pile game allowing at most four counters a turn
+    created = create(client, ["Ann", "Bob"], seed=5, max_take=4)
+    game_id = created["game"]["game_id"]
+    # when its map is read by the game and by its kind and options
+    by_game = client.get(f"/games/{game_id}/map")
+    by_kind = client.get("/rules/pile/map?max_take=4")
+    # then both are its registration's map, with the same ETag
+    assert by_game.status_code == by_kind.status_code == 200
+    assert by_game.get_json() == by_kind.get_json() == PILE.setup_map({"max_take": 4})
+    assert by_game.get_json() == {"kind": "pile", "options": {"max_take": 4}, "take": [1, 4]}
+    assert by_game.headers["ETag"] == by_kind.headers["ETag"]
+    # and options its rules refuse are a 400 naming them
+    refused = client.get("/rules/pile/map?max_take=9")
+    assert refused.status_code == 400 and refused.get_json()["field"] == "max_take"
+
+
 def test_the_contract_has_its_entries(third_game: PileRules) -> None:
     # given the third game on offer, when the contract's components are generated
     components = contract.components()
@@ -183,6 +200,7 @@ def test_the_contract_has_its_entries(third_game: PileRules) -> None:
         "PileView",
         "PilePending",
         "PileResult",
+        "PileMap",
     ):
         assert name in components, name
     assert components["Kind"]["enum"] == ["board", "cards", "pile"]
@@ -191,6 +209,7 @@ def test_the_contract_has_its_entries(third_game: PileRules) -> None:
         ("GameView", "PileView"),
         ("PendingDecision", "PilePending"),
         ("GameResult", "PileResult"),
+        ("GameMap", "PileMap"),
     ):
         assert components[union]["discriminator"]["mapping"]["pile"].endswith("/" + shape)
     assert {"$ref": "#/components/schemas/PileOptions"} in components["GameOptions"]["anyOf"]

@@ -9,10 +9,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from domain.board.model import Monument
+from domain.board.schemas import Square
 from domain.common.codec import TypeRegistry
 from domain.common.colours import Colour
-
-Square = tuple[int, int]
 
 
 class Command:

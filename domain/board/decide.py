@@ -101,7 +101,11 @@ def to_square(at: object, field: str = "at") -> int:
     if not isinstance(at, tuple | list) or len(at) != 2 or not all(is_int(v) for v in at):
         raise FormatError(f"expected [row, col], got {at!r}", field)
     if not on_board(at[0], at[1]):
-        raise FormatError(f"{list(at)} is off the {ROWS}x{COLS} board", field)
+        raise FormatError(
+            f"{list(at)} is off the {ROWS}x{COLS} board: a square is [row, col], "
+            f"row 0-{ROWS - 1} and column 0-{COLS - 1}",
+            field,
+        )
     return square(at[0], at[1])
 
 

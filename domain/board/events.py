@@ -10,10 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from domain.board.model import Monument, Options
+from domain.board.schemas import Square
 from domain.common.codec import JSON, TypeRegistry
 from domain.common.colours import Colour
-
-Square = tuple[int, int]
 
 
 class Event:

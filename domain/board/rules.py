@@ -16,8 +16,8 @@ from domain.board.legal import legal_commands
 from domain.board.model import DYNASTIES, MONUMENTS, State
 from domain.board.position import dump_position, load_position
 from domain.board.sample import sample_command
-from domain.board.schemas import SCHEMAS, SQUARE
-from domain.board.setup import normalize_options, start
+from domain.board.schemas import SCHEMAS
+from domain.board.setup import normalize_options, setup_map, start
 from domain.board.views import REDACTED, event_view, pending, result, view
 from domain.common.adapter import GameAdapter, package_text
 from domain.common.scoring import score_key
@@ -59,6 +59,7 @@ RULES = BoardRules(
     is_over_fn=is_over,
     turn_fn=turn,
     is_draw_fn=is_draw,
+    setup_map_fn=setup_map,
     pending_fn=pending,
     result_fn=result,
     view_fn=view,
@@ -72,7 +73,6 @@ RULES = BoardRules(
         "ConflictKind": (("revolt", "war"), "A revolt (over a leader) or a war (over a kingdom)."),
         "BoardEndReason": (("treasures", "bag"), "Why a board game ended."),
     },
-    inlined={"Square": SQUARE},  # a board square [row, col], with its bounds
     rules_markdown_fn=partial(package_text, "domain.board", "RULES.md"),
     determinize_fn=determinize,
     sample_command_fn=sample_command,

@@ -7,6 +7,8 @@ view, pending decision and result of random games against them, and
 
 from __future__ import annotations
 
+from typing import Annotated
+
 from domain.board.geometry import COLS, ROWS
 from domain.board.model import DECISIONS, DYNASTIES, MONUMENTS
 from domain.common.codec import JSON
@@ -17,6 +19,7 @@ from domain.common.schema import (
     INTEGER,
     SEAT,
     STRING,
+    Typed,
     array,
     const,
     nullable,
@@ -38,6 +41,9 @@ SQUARE: JSON = {
     # prefixItems still see a list of integers.
     "items": {"type": "integer", "minimum": 0, "maximum": max(ROWS, COLS) - 1},
 }
+Square = Annotated[tuple[int, int], Typed(SQUARE)]
+"""A square of the board, ``(row, col)`` (JSON ``[row, col]``), typed in the contract as
+:data:`SQUARE`, bounds included: what the commands and events hold."""
 MONUMENT: JSON = {"type": "string", "enum": [str(m) for m in MONUMENTS]}
 REASON: JSON = {"type": "string", "enum": ["treasures", "bag"], "description": "Why it ended."}
 
@@ -133,7 +139,12 @@ VIEW: JSON = record(
         "active": SEAT,
         "start_player": SEAT,
         "actions_left": COUNT,
-        "board": array(STRING, description="The board in text notation, one row per string."),
+        "board": array(
+            STRING,
+            description="The board in the text notation of the board's position format "
+            "(`domain/board/POSITION_FORMAT.md`), one row per string; the board's size, rivers "
+            "and temples are in the game's map (`GET /games/{game_id}/map`), structured.",
+        ),
         "tiles": array(
             record({"colour": COLOUR, "at": SQUARE, "face_up": BOOLEAN}),
             description="Tiles on the board (face down: under a monument).",
@@ -157,7 +168,49 @@ VIEW: JSON = record(
     description="A board game as one caller may see it; the same keys for every caller.",
 )
 
+MAP: JSON = record(
+    {
+        "kind": const("board"),
+        "options": ref("BoardOptions"),
+        "rows": {
+            "type": "integer",
+            "minimum": 1,
+            "description": "Rows of squares, numbered from 0 at the top (B-SETUP-1).",
+        },
+        "columns": {
+            "type": "integer",
+            "minimum": 1,
+            "description": "Squares per row, numbered from 0 at the left (B-SETUP-1).",
+        },
+        "rivers": array(SQUARE, description="The river squares; every other square is land."),
+        "temples": array(SQUARE, description="The starting temples (B-SETUP-3)."),
+        "treasures": array(
+            SQUARE, description="The treasures at the start: one on each starting temple."
+        ),
+        "border_treasures": array(
+            SQUARE,
+            description="The special treasures, on the border temples: taken before the "
+            "others (B-SETUP-3, B-TREASURE-2).",
+        ),
+        "monuments": array(
+            record({"monument": MONUMENT, "colours": array(COLOUR, minItems=2, maxItems=2)}),
+            description="The six monuments beside the board and their two colours (B-SETUP-6).",
+        ),
+        "tiles": {
+            **ref("ColourCounts"),
+            "description": "The civilisation tiles of each colour, the starting temples among "
+            "the red (B-SETUP-4).",
+        },
+        "hand_size": {**COUNT, "description": "Tiles in a hand (B-SETUP-5)."},
+        "catastrophes": {**COUNT, "description": "Catastrophe tiles each seat starts with."},
+    },
+    description="The board a game begins with, the same for every game of these options: "
+    "its size, rivers, starting temples and treasures, and the monuments and tiles beside "
+    "it. Squares are `[row, col]`.",
+)
+
 SCHEMAS: dict[str, JSON] = {
+    "BoardMap": MAP,
     "BoardConflict": CONFLICT,
     "BoardPending": PENDING,
     "BoardResult": RESULT,

@@ -12,12 +12,21 @@ from dataclasses import fields
 from typing import Any
 
 from domain.board.events import Event, GameStarted, TilesDrawn
-from domain.board.geometry import SQUARES, START_TEMPLES
+from domain.board.geometry import (
+    BORDER_TREASURES,
+    COLS,
+    RIVER,
+    ROWS,
+    SQUARES,
+    START_TEMPLES,
+    coords,
+)
 from domain.board.model import (
     ACTIONS_PER_TURN,
     CATASTROPHES_PER_SEAT,
     EMPTY,
     HAND_SIZE,
+    MONUMENTS,
     OPTION_NAMES,
     RED,
     TEMPLE,
@@ -25,6 +34,7 @@ from domain.board.model import (
     Options,
     State,
 )
+from domain.common.codec import JSON
 from domain.common.colours import COLOURS
 from domain.common.errors import FormatError
 from domain.common.exact import is_int
@@ -42,6 +52,30 @@ def normalize_options(options: Mapping[str, Any]) -> dict[str, Any]:
             raise FormatError(f"must be true or false, got {value!r}", key)
         out[key] = value
     return out
+
+
+def setup_map(options: Mapping[str, Any]) -> JSON:
+    """The board a game of ``options`` begins with (B-SETUP-1..6), as ``BoardMap``: the
+    same for every game of these options. FormatError on bad options."""
+    normal = normalize_options(options)
+
+    def at(sq: int) -> list[int]:
+        return list(coords(sq))
+
+    return {
+        "kind": "board",
+        "options": normal,
+        "rows": ROWS,
+        "columns": COLS,
+        "rivers": [at(sq) for sq in range(SQUARES) if RIVER[sq]],
+        "temples": [at(sq) for sq in START_TEMPLES],
+        "treasures": [at(sq) for sq in START_TEMPLES],  # B-SETUP-2: one on each temple
+        "border_treasures": [at(sq) for sq in sorted(BORDER_TREASURES)],
+        "monuments": [{"monument": str(m), "colours": str(m).split("-")} for m in MONUMENTS],
+        "tiles": {str(c): n for c, n in zip(COLOURS, TILE_COUNTS, strict=True)},
+        "hand_size": HAND_SIZE,
+        "catastrophes": CATASTROPHES_PER_SEAT,
+    }
 
 
 def start(seat_names: Sequence[str], options: Mapping[str, Any], seed: int) -> list[Event]:

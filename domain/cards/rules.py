@@ -17,7 +17,7 @@ from domain.cards.model import DYNASTIES, Card, State
 from domain.cards.position import dump_position, load_position
 from domain.cards.sample import sample_command
 from domain.cards.schemas import SCHEMAS
-from domain.cards.setup import normalize_options, start
+from domain.cards.setup import normalize_options, setup_map, start
 from domain.cards.views import REDACTED, event_view, pending, result, view
 from domain.common.adapter import GameAdapter, package_text
 from domain.common.scoring import score_key
@@ -72,6 +72,7 @@ RULES = CardRules(
     is_over_fn=is_over,
     turn_fn=turn,
     is_draw_fn=is_draw,
+    setup_map_fn=setup_map,
     pending_fn=pending,
     result_fn=result,
     view_fn=view,

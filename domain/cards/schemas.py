@@ -8,7 +8,7 @@ view, pending decision and result of random games against them, and
 from __future__ import annotations
 
 from domain.cards.flow import DECISION_NAMES
-from domain.cards.model import DYNASTIES, Card
+from domain.cards.model import BRIDGES, COLUMNS, DYNASTIES, Card
 from domain.common.codec import JSON
 from domain.common.schema import (
     BOOLEAN,
@@ -25,8 +25,8 @@ from domain.common.schema import (
 )
 
 CARD: JSON = {"type": "string", "enum": [c.value for c in Card]}
-COLUMN: JSON = {"type": "integer", "minimum": 0, "maximum": 7}
-BRIDGE: JSON = {"type": "integer", "minimum": 0, "maximum": 6}
+COLUMN: JSON = {"type": "integer", "minimum": 0, "maximum": COLUMNS - 1}
+BRIDGE: JSON = {"type": "integer", "minimum": 0, "maximum": BRIDGES - 1}
 REASON: JSON = {
     "type": "string",
     "enum": ["pile", "treasures", "blocked"],
@@ -158,7 +158,46 @@ VIEW: JSON = record(
     description="A card game as one caller may see it; the same keys for every caller.",
 )
 
+MAP: JSON = record(
+    {
+        "kind": const("cards"),
+        "options": ref("CardsOptions"),
+        "columns": {
+            "type": "integer",
+            "minimum": 1,
+            "description": "Columns of the display, numbered from 0 at the left.",
+        },
+        "column_cards": {
+            **COUNT,
+            "description": "Cards a column holds below its treasure (C-CARD-1).",
+        },
+        "treasures": array(
+            COLUMN,
+            description="The columns whose top card is a treasure at the start: each one "
+            "(C-SETUP-2).",
+        ),
+        "bridges": array(
+            record({"bridge": BRIDGE, "columns": array(COLUMN, minItems=2, maxItems=2)}),
+            description="The bridge slots, each between two neighbouring columns.",
+        ),
+        "ships": array(CARD, description="The ships that may be built (C-SHIP-1)."),
+        "cards": {
+            **ref("ColourCounts"),
+            "description": "The civilisation cards of each colour in the pile (C-SETUP-2).",
+        },
+        "hand_size": {**COUNT, "description": "Cards in a hand (C-SETUP-4)."},
+        "set_aside_for_two": {
+            **COUNT,
+            "description": "Cards set aside, unseen, in a game of two (C-SETUP-4).",
+        },
+    },
+    description="The display a card game begins with, the same for every game of these "
+    "options: its columns, their treasures and the bridge slots between them, and the cards "
+    "and ships beside it.",
+)
+
 SCHEMAS: dict[str, JSON] = {
+    "CardsMap": MAP,
     "CardsLeader": LEADER,
     "CardsCell": CELL,
     "CardsBridgeCell": BRIDGE_CELL,

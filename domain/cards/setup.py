@@ -18,6 +18,7 @@ from domain.cards.model import (
     COLUMNS,
     DECK,
     HAND_SIZE,
+    MAX_DEPTH,
     SHIPS,
     TWO_PLAYER_SET_ASIDE,
     Card,
@@ -25,6 +26,7 @@ from domain.cards.model import (
     Setup,
     State,
 )
+from domain.common.codec import JSON
 from domain.common.errors import FormatError
 from domain.common.exact import is_int
 
@@ -43,6 +45,24 @@ def normalize_options(options: Mapping[str, Any]) -> dict[str, Any]:
             raise FormatError(f"must be true or false, got {value!r}", key)
         out[key] = value
     return out
+
+
+def setup_map(options: Mapping[str, Any]) -> JSON:
+    """The display a game of ``options`` begins with (C-SETUP-*), as ``CardsMap``: the same
+    for every game of these options. FormatError on bad options."""
+    normal = normalize_options(options)
+    return {
+        "kind": "cards",
+        "options": normal,
+        "columns": COLUMNS,
+        "column_cards": MAX_DEPTH,
+        "treasures": list(range(COLUMNS)),  # C-SETUP-2: a treasure on top of each column
+        "bridges": [{"bridge": b, "columns": [b, b + 1]} for b in range(BRIDGES)],
+        "ships": [str(ship) for ship in SHIPS],
+        "cards": {str(card): n for card, n in zip(COLOUR_CARDS, DECK, strict=True)},
+        "hand_size": HAND_SIZE,
+        "set_aside_for_two": TWO_PLAYER_SET_ASIDE,
+    }
 
 
 def start(seat_names: Sequence[str], options: Mapping[str, Any], seed: int) -> list[Event]:

@@ -74,6 +74,7 @@ class GameAdapter(Generic[S, C, E]):
     turn_fn: Callable[[S], tuple[int, int]]
     is_draw_fn: Callable[[E], bool]
     # What a caller sees
+    setup_map_fn: Callable[[Mapping[str, Any]], JSON]
     pending_fn: Callable[[S], JSON]
     result_fn: Callable[[S], JSON | None]
     view_fn: ViewFn[S]
@@ -85,7 +86,6 @@ class GameAdapter(Generic[S, C, E]):
     schemas: Mapping[str, JSON] = field(default_factory=dict)
     redacted: Mapping[str, Redaction] = field(default_factory=dict)
     enums: Mapping[str, SharedEnum] = field(default_factory=dict)
-    inlined: Mapping[str, JSON] = field(default_factory=dict)
     rules_markdown_fn: Callable[[], str] = lambda: ""
     determinize_fn: Callable[[Mapping[str, Any], random.Random], S] | None = None
     sample_command_fn: Callable[[S, int, random.Random], C] | None = None
@@ -126,6 +126,9 @@ class GameAdapter(Generic[S, C, E]):
 
     def awaited(self, state: S) -> frozenset[int]:
         return self.awaited_fn(state)
+
+    def setup_map(self, options: Mapping[str, Any]) -> JSON:
+        return self.setup_map_fn(options)
 
     def pending(self, state: S) -> JSON:
         return self.pending_fn(state)

@@ -39,12 +39,11 @@ class GameRules(Protocol[S, C, E]):
     dynasties: tuple[str, ...]  # dynasty names in seat order (seat i plays dynasties[i])
     commands: TypeRegistry[C]
     events: TypeRegistry[E]
-    # The JSON Schemas of the contract's ``<Kind>View``, ``<Kind>Pending`` and
-    # ``<Kind>Result`` (and the records they refer to), by component name.
+    # The JSON Schemas of the contract's ``<Kind>View``, ``<Kind>Pending``, ``<Kind>Result``
+    # and ``<Kind>Map`` (and the records they refer to), by component name.
     schemas: Mapping[str, JSON]
     redacted: Mapping[str, Redaction]  # by event name: what ``event_view`` may hide
     enums: Mapping[str, SharedEnum]  # by component name (``Monument``): enums named once
-    inlined: Mapping[str, JSON]  # by component name (``Square``): schemas written in place
     playouts_per_ms: float  # the bots' search rate on one core (think time -> playouts)
 
     def normalize_options(self, options: Mapping[str, Any]) -> dict[str, Any]:
@@ -92,6 +91,14 @@ class GameRules(Protocol[S, C, E]):
 
     def awaited(self, state: S) -> frozenset[int]:
         """Seats whose input is awaited now (empty when the game is over)."""
+        ...
+
+    def setup_map(self, options: Mapping[str, Any]) -> JSON:
+        """What a game of ``options`` begins with and never changes (the board game's size,
+        rivers, starting temples and treasures; the card game's columns and bridges), as
+        JSON of the contract's ``<Kind>Map`` (in ``schemas``), ``kind`` and the normalized
+        ``options`` first. Pure and the same for the same options: the service serves it as
+        a cacheable resource. FormatError on bad options (as ``normalize_options``)."""
         ...
 
     def pending(self, state: S) -> JSON:

@@ -4,9 +4,10 @@ Commands and events are frozen dataclasses registered in a :class:`TypeRegistry`
 their schemas come from the dataclasses' fields and type hints, so the contract
 cannot name a field the domain lacks, or miss one it has. Supported field types:
 ``int``, ``str``, ``bool``, enums (their values), ``X | None``, ``tuple[X, ...]``,
-fixed tuples of one type (``tuple[int, int]``: a square ``[row, col]``) and nested
-dataclasses (an options record). Anything else (``Any``, a free ``dict``) is refused:
-a field the contract cannot type is a field the domain must type first.
+fixed tuples of one type, nested dataclasses (an options record) and any type declared
+with its own schema, ``Annotated[T, Typed(schema)]`` (the board's ``Square``: ``[row,
+col]`` with the board's bounds). Anything else (``Any``, a free ``dict``) is refused: a
+field the contract cannot type is a field the domain must type first.
 
 Two wire forms exist. A *command* is what a client sends: its fields minus ``seat``
 (the token implies it; if given it must be the caller's), fields with defaults may be
@@ -21,12 +22,23 @@ import dataclasses
 import types
 from collections.abc import Callable, Mapping
 from enum import Enum
-from typing import Any, Union, get_args, get_origin, get_type_hints
+from typing import Annotated, Any, Union, get_args, get_origin, get_type_hints
 
 from domain.common.codec import JSON, TypeRegistry
 
 Ref = Callable[[type], str]
 """Names the component of a nested dataclass (``Options`` → ``CardsOptions``)."""
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class Typed:
+    """The JSON Schema of a type, declared beside it: a field typed
+    ``Annotated[tuple[int, int], Typed(SQUARE)]`` is written as ``SQUARE`` (in place, not a
+    named component: a named array component used twice in one model makes
+    openapi-python-client write code ``mypy --strict`` refuses). The codec reads the type
+    under the annotation as usual."""
+
+    schema: JSON
 
 
 def ref(name: str) -> JSON:
@@ -43,6 +55,11 @@ def nullable(schema: JSON) -> JSON:
 def type_schema(tp: Any, name_of: Ref) -> JSON:
     """The JSON Schema of one Python type hint."""
     origin = get_origin(tp)
+    if origin is Annotated:
+        declared = [m for m in tp.__metadata__ if isinstance(m, Typed)]
+        if declared:
+            return dict(declared[0].schema)
+        return type_schema(get_args(tp)[0], name_of)
     if origin in (Union, types.UnionType):
         members = [a for a in get_args(tp) if a is not type(None)]
         if len(members) != 1 or len(get_args(tp)) != 2:
@@ -52,10 +69,6 @@ def type_schema(tp: Any, name_of: Ref) -> JSON:
         items = get_args(tp)
         if len(items) == 2 and items[1] is Ellipsis:
             return {"type": "array", "items": type_schema(items[0], name_of)}
-        if items == (int, int):
-            # The one fixed pair the games have: a board square ``[row, col]``; the contract
-            # writes ``domain.board.schemas.SQUARE`` (with its bounds) in its place.
-            return ref("Square")
         if items and all(a == items[0] for a in items):
             return {
                 "type": "array",
@@ -80,7 +93,7 @@ def type_schema(tp: Any, name_of: Ref) -> JSON:
 
 def _hints(cls: type) -> dict[str, Any]:
     module = __import__(cls.__module__, fromlist=["_"])
-    return get_type_hints(cls, vars(module))
+    return get_type_hints(cls, vars(module), include_extras=True)
 
 
 def _doc(cls: type) -> str | None:

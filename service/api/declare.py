@@ -120,6 +120,15 @@ PARAMETERS: dict[str, JSON] = {
         'or a bare `"3"`, never matches.',
         "schema": {"type": "string"},
     },
+    "IfNoneMatchMap": {
+        "name": "If-None-Match",
+        "in": "header",
+        "required": False,
+        "description": "The map's ETag the client holds (with `:<coding>` if it came "
+        "compressed), or a list of them; when one matches (weak comparison), the answer is 304 "
+        "with no body.",
+        "schema": {"type": "string"},
+    },
 }
 
 HEADERS: dict[str, JSON] = {
@@ -131,6 +140,16 @@ HEADERS: dict[str, JSON] = {
             "type": "string",
             "pattern": '^"[0-9]+-(spectator|admin|seat[0-9]+)(:(gzip|br|zstd|deflate))?"$',
         },
+    },
+    "MapETag": {
+        "description": 'A digest of the map, quoted (`"map-…"`), with the content-coding '
+        'appended when the body is compressed (`"map-…:gzip"`); the same map has the same ETag '
+        "at either of its addresses.",
+        "schema": {"type": "string", "pattern": '^"map-[0-9a-f]+(:(gzip|br|zstd|deflate))?"$'},
+    },
+    "PublicCache": {
+        "description": "The same for every caller and never changing for its kind and options.",
+        "schema": {"type": "string", "const": "public, max-age=86400"},
     },
     "Location": {"description": "The URL of the created resource.", "schema": {"type": "string"}},
     "PrivateNoStore": {

@@ -13,6 +13,7 @@ from service.api import (
     events,
     explanations,
     games,
+    maps,
     metrics,
     ops,
     players,
@@ -40,6 +41,7 @@ BLUEPRINTS: tuple[Blueprint, ...] = (
     undo.blueprint,
     records.blueprint,
     rules.blueprint,
+    maps.blueprint,
     explanations.blueprint,
     players.blueprint,
 )

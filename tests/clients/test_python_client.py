@@ -353,3 +353,32 @@ def test_a_generated_client_plays_a_whole_game(
     assert [seat["name"] for seat in result.result.to_dict()["seats"]] == [
         f"Player {seat}" for seat in range(seats)
     ]
+
+
+def test_a_generated_client_reads_a_games_map_typed(
+    generated: ModuleType, live_server: LiveServer
+) -> None:
+    """Issue 24: the map is typed in the contract: a generated client reads it as the game's
+    own model (``BoardMap``, ``CardsMap``), a game's and a kind's with its options alike."""
+    checked = {"httpx_args": {"event_hooks": httpx_hooks()}}
+    anyone = generated.Client(base_url=live_server.url, raise_on_unexpected_status=True, **checked)
+    get_map = _api(generated, "rules", "get_map")
+    # given the card game's map with a variant, read through the generated operation
+    cards = _model(generated, "Kind")("cards")
+    variant = _ok(get_map.sync_detailed(cards, client=anyone, allow_withdraw=True))
+    # then it is the card game's typed map, the domain's, with the variant on
+    assert type(variant).__name__ == "CardsMap" and variant.options.allow_withdraw is True
+    assert variant.to_dict() == all_games()["cards"].setup_map({"allow_withdraw": True})
+    # and the board's map is typed too, its squares [row, col] lists of integers
+    board = _ok(get_map.sync_detailed(_model(generated, "Kind")("board"), client=anyone))
+    assert type(board).__name__ == "BoardMap" and [1, 1] in board.border_treasures
+    # and a game's map is its kind's map with the game's options
+    body = _model(generated, "GameCreate")(
+        kind=cards,
+        seats=["Ann", "Bob"],
+        options=_model(generated, "CardsOptions")(allow_withdraw=True),
+    )
+    create = _api(generated, "games", "create_game")
+    created = _ok(create.sync_detailed(client=anyone, body=body), 201)
+    by_game = _api(generated, "views", "get_game_map")
+    assert _ok(by_game.sync_detailed(created.game.game_id, client=anyone)) == variant

@@ -302,3 +302,40 @@ def test_every_problem_of_the_error_table_has_its_response_in_the_contract() -> 
         assert names, f"{exc_type.__name__}: no problem response for {row.status}"
         for slug in row.by_reason or (row.slug,):
             assert any(f"`{slug}`" in responses[name]["description"] for name in names)
+
+
+def _option_sets(kind: str) -> list[dict[str, Any]]:
+    """No option, then each option of the game turned on alone, then all of them."""
+    names = list(all_games()[kind].normalize_options({}))
+    return [{}, *({name: True} for name in names), dict.fromkeys(names, True)]
+
+
+@pytest.mark.parametrize("kind", ["board", "cards"])
+def test_every_games_map_matches_its_schema_for_every_option(kind: str) -> None:
+    """Issue 24: each game's map (``setup_map``) is typed in the contract, for any options."""
+    rules = all_games()[kind]
+    for options in _option_sets(kind):
+        # given the game's map for these options
+        found = rules.setup_map(options)
+        # then it is valid as the game's map and as a GameMap, its options normalized
+        valid(f"{_title(kind)}Map", found)
+        valid("GameMap", found)
+        assert found["kind"] == kind and found["options"] == rules.normalize_options(options)
+
+
+def test_the_maps_query_parameters_are_every_option_of_every_game() -> None:
+    """The options of ``GET /rules/{kind}/map`` are declared one by one (a generated client
+    sends each as its own parameter): exactly the options of the games' ``<Kind>Options``,
+    each with its type."""
+    raw = yaml.safe_load(SPEC_PATH.read_text(encoding="utf-8"))
+    declared = {
+        p["name"]: p["schema"]
+        for p in raw["paths"]["/rules/{kind}/map"]["get"]["parameters"]
+        if p.get("in") == "query"
+    }
+    wanted = {
+        name: {"type": schema["type"]}
+        for kind in all_games()
+        for name, schema in spec_schemas()[f"{_title(kind)}Options"]["properties"].items()
+    }
+    assert declared == wanted

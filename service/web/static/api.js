@@ -37,11 +37,13 @@ export function newKey() {
   return crypto.randomUUID();
 }
 
-export async function call(method, path, { token = null, body = undefined, headers = {} } = {}) {
+// `cache`: the fetch's cache mode; "no-store" (the default) for what may change, "default" for a
+// public resource that never does (a game's map).
+export async function call(method, path, { token = null, body = undefined, headers = {}, cache = "no-store" } = {}) {
   const sent = { Accept: "application/json", ...headers };
   if (token) sent.Authorization = `Bearer ${token}`;
   if (body !== undefined) sent["Content-Type"] = "application/json";
-  const response = await fetch(path, { method, headers: sent, cache: "no-store",
+  const response = await fetch(path, { method, headers: sent, cache,
     body: body === undefined ? undefined : JSON.stringify(body) });
   if (response.status === 304) return { status: 304, body: null, etag: response.headers.get("ETag") };
   const type = response.headers.get("Content-Type") || "";

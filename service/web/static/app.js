@@ -187,7 +187,7 @@ function createForm() {
 // ---------------------------------------------------------------------------- a game
 
 const game = {
-  id: null, info: null, seat: null, token: null, view: null, etag: null, legal: [], legalVersion: null,
+  id: null, info: null, map: null, seat: null, token: null, view: null, etag: null, legal: [], legalVersion: null,
   source: null, replay: null, undo: [], answered: new Set(), stream: null, busy: false,
   events: [], eventsToken: undefined, log: null,
 };
@@ -208,6 +208,9 @@ async function load() {
   const seats = heldSeats(game.id);
   const info = await call("GET", `/games/${game.id}`);
   game.info = info.body;
+  // What never changes in the game (the board's rivers and temples, the display's columns
+  // and bridges): read once, from the API (a public resource the browser's cache may keep).
+  if (!game.map) game.map = (await call("GET", `/games/${game.id}/map`, { cache: "default" })).body;
   if (game.info.status !== "open") {
     const got = await call("GET", `/games/${game.id}/state`, { token: game.token,
       headers: game.etag ? { "If-None-Match": game.etag } : {} });
@@ -365,7 +368,7 @@ function render() {
     "data-shown-version": game.replay ? game.replay.version : game.view.version });
   const targets = game.replay || !game.source ? [] : game.legal.filter((c) => PLACING[live.kind].has(c.type) && sourceOf(c) === game.source)
     .map((c) => [targetOf(live.kind, c), c]);
-  picture.append(live.kind === "board" ? drawBoard(shown, targets, send) : drawCards(shown, targets, send));
+  picture.append(live.kind === "board" ? drawBoard(shown, game.map, targets, send) : drawCards(shown, game.map, targets, send));
   const side = h("div", { class: "side" });
   if (game.replay) {
     side.append(h("p", { class: "replay-banner", "data-replay-version": game.replay.version },

@@ -1,25 +1,13 @@
 // Pictures of a game's structured state: the board game's map and the card game's display,
 // as SVG. Every drawn piece carries data attributes (what it is and where), and every
-// square or slot a selected piece may go to is a clickable target (data-target).
+// square or slot a selected piece may go to is a clickable target (data-target). What never
+// changes in a game (the board's size, rivers and temples, the display's columns and
+// bridges) comes from the API's map of the game (GET /games/{id}/map), never from a copy here.
 
 const SVG = "http://www.w3.org/2000/svg";
 export const COLOURS = { black: "#2b2b2b", red: "#c0392b", blue: "#2f6fd0", green: "#2e9e4a" };
 const GOLD = "#e8b923";
 
-// The fixed map (11 rows, 16 columns): x is a river square, t a starting temple.
-const MAP = [
-  "....xxxxx.t.x...",
-  ".T..x.......x..T",
-  "...xxt......xx..",
-  "xxxx.........xxx",
-  ".............txx",
-  "..............x.",
-  "xxxx....t...xxx.",
-  ".T.xxxx.....x...",
-  "......xxxxxxx.T.",
-  ".....t..........",
-  "..........t.....",
-];
 const CELL = 44;
 const MARGIN = 22;
 const DYNASTY_MARK = {
@@ -68,23 +56,27 @@ function leaderShape(group, seatDynasty, colour, x, y, size, attrs) {
 
 const key = (at) => `${at[0]},${at[1]}`;
 
-// The board game: map, rivers, tiles (face down ones grey), temples' treasures, leaders
-// marked by dynasty, catastrophes, monuments over their 2x2 squares, the unification
-// marker, and the clickable targets of the selected piece.
-export function drawBoard(state, targets, onTarget) {
-  const width = MARGIN + 16 * CELL + 4, height = MARGIN + 11 * CELL + 4;
+// The board game: the map's squares (river or land, the starting temples marked), tiles
+// (face down ones grey), temples' treasures (the border temples' special ones ringed),
+// leaders marked by dynasty, catastrophes, monuments over their 2x2 squares, the unification
+// marker, and the clickable targets of the selected piece. `map` is the game's BoardMap.
+export function drawBoard(state, map, targets, onTarget) {
+  const width = MARGIN + map.columns * CELL + 4, height = MARGIN + map.rows * CELL + 4;
   const svg = el("svg", { viewBox: `0 0 ${width} ${height}`, width, height, role: "img",
     "aria-label": "The board", "data-picture": "board" });
   const pos = (r, c) => [MARGIN + c * CELL, MARGIN + r * CELL];
-  for (let c = 0; c < 16; c++) text(svg, MARGIN + c * CELL + CELL / 2, MARGIN / 2, c, { "font-size": 11, fill: "#666" });
-  for (let r = 0; r < 11; r++) {
+  const rivers = new Set(map.rivers.map(key)), temples = new Set(map.temples.map(key));
+  const border = new Set(map.border_treasures.map(key));
+  for (let c = 0; c < map.columns; c++) text(svg, MARGIN + c * CELL + CELL / 2, MARGIN / 2, c, { "font-size": 11, fill: "#666" });
+  for (let r = 0; r < map.rows; r++) {
     text(svg, MARGIN / 2, MARGIN + r * CELL + CELL / 2, r, { "font-size": 11, fill: "#666" });
-    for (let c = 0; c < 16; c++) {
+    for (let c = 0; c < map.columns; c++) {
       const [x, y] = pos(r, c);
-      const river = MAP[r][c] === "x";
-      el("rect", { x, y, width: CELL, height: CELL, fill: river ? "#9cc9ec" : "#efe3c2",
+      const river = rivers.has(key([r, c]));
+      const square = el("rect", { x, y, width: CELL, height: CELL, fill: river ? "#9cc9ec" : "#efe3c2",
         stroke: river ? "#7fb3dc" : "#d9c99c", "data-square": key([r, c]),
         "data-terrain": river ? "river" : "land" }, svg);
+      if (temples.has(key([r, c]))) square.setAttribute("data-temple", border.has(key([r, c])) ? "border" : "inner");
     }
   }
   const seatsDynasty = Object.fromEntries(state.seats.map((s) => [s.seat, s.dynasty]));
@@ -105,8 +97,10 @@ export function drawBoard(state, targets, onTarget) {
   }
   for (const at of state.treasures) {
     const [x, y] = pos(...at);
-    el("path", { d: `M${x + CELL - 11} ${y + 4} l7 7 l-7 7 l-7 -7 z`, fill: GOLD, stroke: "#7a5a00",
-      "data-treasure": key(at) }, tiles);
+    const special = border.has(key(at));
+    el("path", { d: `M${x + CELL - 11} ${y + 4} l7 7 l-7 7 l-7 -7 z`, fill: GOLD,
+      stroke: special ? "#b0005a" : "#7a5a00", "stroke-width": special ? 2.5 : 1,
+      "data-treasure": key(at), "data-special": special }, tiles);
   }
   for (const monument of state.monuments) {
     const [x, y] = pos(...monument.at);
@@ -163,13 +157,14 @@ function drawCard(parent, card, x, y, attrs) {
   return g;
 }
 
-// The card game's display: eight columns from their treasure down, the bridges between
-// them, leaders on their cards, and the clickable targets (a card's slot, a column's end,
-// a bridge) of the selected card or leader.
-export function drawCards(state, targets, onTarget) {
+// The card game's display: the map's columns from their treasure down, its bridge slots
+// between two columns each, leaders on their cards, and the clickable targets (a card's
+// slot, a column's end, a bridge) of the selected card or leader. `map` is the game's
+// CardsMap.
+export function drawCards(state, map, targets, onTarget) {
   const columns = state.display.columns, bridges = state.display.bridges;
   const longest = Math.max(...columns.map((c) => c.length), 1);
-  const width = 24 + 8 * COL_GAP, height = TOP + (longest + 1) * STEP + CARD_H + 20;
+  const width = 24 + map.columns * COL_GAP, height = TOP + (longest + 1) * STEP + CARD_H + 20;
   const svg = el("svg", { viewBox: `0 0 ${width} ${height}`, width, height, role: "img",
     "aria-label": "The card display", "data-picture": "cards" });
   el("rect", { x: 0, y: 0, width, height, fill: "#f3ead2" }, svg);
@@ -177,7 +172,7 @@ export function drawCards(state, targets, onTarget) {
   const colX = (c) => 14 + c * COL_GAP;
   const slots = new Map();
   columns.forEach((column, c) => {
-    text(svg, colX(c) + CARD_W / 2, TOP - 12, `column ${c}`, { "font-size": 11, fill: "#666" });
+    text(svg, colX(c) + CARD_W / 2, TOP - 12, `column ${c}`, { "font-size": 11, fill: "#666", "data-column-label": c });
     column.forEach((cell, depth) => {
       const y = TOP + depth * STEP;
       drawCard(svg, cell.card, colX(c), y, { "data-card": cell.card, "data-column": c, "data-depth": depth });
@@ -188,13 +183,15 @@ export function drawCards(state, targets, onTarget) {
     slots.set(`c${c}:end`, [colX(c), TOP + column.length * STEP]);
   });
   bridges.forEach((cell, b) => {
-    const x = colX(b) + CARD_W / 2 + COL_GAP / 2 - CARD_W / 2, y = 14;
+    const [left, right] = map.bridges[b].columns;
+    const x = (colX(left) + colX(right)) / 2, y = 14;
     if (cell) {
       drawCard(svg, cell.card, x, y, { "data-card": cell.card, "data-bridge": b });
       if (cell.leader) leaderShape(svg, seatsDynasty[cell.leader.seat], cell.leader.colour, x + CARD_W - 34, y - 4, 36,
         { "data-leader": cell.leader.colour, "data-seat": cell.leader.seat, "data-bridge": b });
     } else {
-      el("rect", { x, y, width: CARD_W, height: CARD_H, rx: 6, fill: "none", stroke: "#b9a87a", "stroke-dasharray": "4 3" }, svg);
+      el("rect", { x, y, width: CARD_W, height: CARD_H, rx: 6, fill: "none", stroke: "#b9a87a", "stroke-dasharray": "4 3",
+        "data-bridge-slot": b, "data-between": map.bridges[b].columns.join(",") }, svg);
       text(svg, x + CARD_W / 2, y + CARD_H / 2, `bridge ${b}`, { "font-size": 10, fill: "#998" });
     }
     slots.set(`b${b}`, [x, y]);

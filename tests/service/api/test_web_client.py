@@ -27,6 +27,7 @@ import pytest
 import requests
 from playwright.sync_api import Browser, BrowserContext, Page
 
+from domain.board.geometry import MAP
 from tests.service.api.conftest import ADMIN_TOKEN, LiveServer, start_live_server
 from tests.service.jobs.test_bot_workers import worker_process
 
@@ -553,3 +554,69 @@ def test_a_bot_seat_created_in_the_lobby_moves_and_the_page_follows(
     assert page.locator("[data-move-log] [data-actor='bot:1']").count() >= 1
     bot_events = [e for e in all_events(bot_server, game_id, token) if e["actor"] == "bot:1"]
     assert bot_events and bot_events[-1]["version"] > mine[-1]
+
+
+def spectated_game(server: LiveServer, kind: str) -> str:
+    """A new game of two named seats (no seat to claim), for a spectator's page."""
+    created = requests.post(
+        f"{server.url}/games", json={"kind": kind, "seats": ["Ann", "Bob"]}, timeout=10
+    )
+    assert created.status_code == 201, created.text
+    game_id: str = created.json()["game"]["game_id"]
+    return game_id
+
+
+@pytest.mark.parametrize("kind", ["board", "cards"])
+def test_the_picture_is_drawn_from_the_games_map_in_the_api(
+    kind: str, players: list[Page], requested: list[str], live_server: LiveServer
+) -> None:
+    """Issue 24: the web client keeps no copy of the map; what never changes in a game (the
+    board's size, rivers and temples, the display's columns and bridges) is drawn from
+    ``GET /games/{id}/map``."""
+    # given a new game, its map in the API, and a spectator's page of it
+    game_id = spectated_game(live_server, kind)
+    game_map = api(live_server, f"/games/{game_id}/map")
+    page = players[0]
+    page.goto(f"{live_server.url}/play/?game={game_id}")
+    picture = page.locator(f"[data-picture={kind}]")
+    picture.wait_for()
+    assert f"{live_server.url}/games/{game_id}/map" in requested
+
+    def attrs(selector: str, name: str) -> list[str]:
+        found = picture.locator(selector)
+        return sorted(str(found.nth(i).get_attribute(name)) for i in range(found.count()))
+
+    def keys(squares: list[list[int]]) -> list[str]:
+        return sorted(f"{row},{col}" for row, col in squares)
+
+    if kind == "board":
+        # then the squares, rivers, temples and special treasures drawn are the map's
+        assert picture.locator("[data-square]").count() == game_map["rows"] * game_map["columns"]
+        assert attrs("[data-terrain=river]", "data-square") == keys(game_map["rivers"])
+        assert attrs("[data-temple]", "data-square") == keys(game_map["temples"])
+        assert attrs("[data-temple=border]", "data-square") == keys(game_map["border_treasures"])
+        assert attrs("[data-treasure][data-special=true]", "data-treasure") == keys(
+            game_map["border_treasures"]
+        )
+    else:
+        # then the columns, their treasures and the bridge slots drawn are the map's
+        assert attrs("[data-column-label]", "data-column-label") == sorted(
+            str(c) for c in range(game_map["columns"])
+        )
+        assert attrs("[data-card=treasure][data-depth='0']", "data-column") == sorted(
+            str(c) for c in game_map["treasures"]
+        )
+        assert attrs("[data-bridge-slot]", "data-between") == sorted(
+            ",".join(map(str, b["columns"])) for b in game_map["bridges"]
+        )
+
+
+def test_the_web_client_keeps_no_copy_of_the_map(live_server: LiveServer) -> None:
+    # given the web client's scripts as the server serves them
+    scripts = "".join(
+        requests.get(f"{live_server.url}/play/{name}", timeout=10).text
+        for name in ("draw.js", "app.js", "api.js")
+    )
+    # then no row of the board's map is written in them (the map comes from the API)
+    assert not [row for row in MAP if row in scripts]
+    assert not re.search(r"[.x]{12}", scripts)

@@ -66,6 +66,15 @@ SCHEMAS: dict[str, JSON] = {
         {"kind": const("pile"), "seat": nullable(SEAT), "take": nullable(COUNT_RANGE)},
         description="Who takes next, and how many counters they may take.",
     ),
+    "PileMap": record(
+        {
+            "kind": const("pile"),
+            "options": {"$ref": "#/components/schemas/PileOptions"},
+            "take": COUNT_RANGE,
+        },
+        description="What a pile game of these options begins with: how many counters a "
+        "turn may take.",
+    ),
     "PileResult": record(
         {"kind": const("pile"), "loser": SEAT, "taken": array({"type": "integer"})},
         description="Who took the last counter, and how many each seat took.",
@@ -151,7 +160,6 @@ class PileRules:
     schemas: Mapping[str, JSON] = SCHEMAS
     redacted: Mapping[str, Redaction] = REDACTED
     enums: Mapping[str, SharedEnum] = {}
-    inlined: Mapping[str, JSON] = {}
     playouts_per_ms: float = 20.0
 
     def normalize_options(self, options: Mapping[str, Any]) -> dict[str, Any]:
@@ -238,6 +246,10 @@ class PileRules:
 
     def awaited(self, state: PileState) -> frozenset[int]:
         return frozenset() if state.over else frozenset({state.next_seat})
+
+    def setup_map(self, options: Mapping[str, Any]) -> JSON:
+        normal = self.normalize_options(options)
+        return {"kind": self.kind, "options": normal, "take": [1, normal["max_take"]]}
 
     def pending(self, state: PileState) -> JSON:
         if state.over or state.pile is None:
