@@ -103,6 +103,7 @@ def _envelope(type_name: str, data: JSON) -> JSON:
             "command_id",
             "correlation_id",
             "data",
+            "description",
         ],
         "properties": {
             "version": {
@@ -126,6 +127,13 @@ def _envelope(type_name: str, data: JSON) -> JSON:
                 "(else its `command_id`).",
             },
             "data": data,
+            "description": {
+                "type": "string",
+                "minLength": 1,
+                "description": "The event in a few words, in the response's `Content-Language` "
+                "(negotiated from `Accept-Language`: en, de, hu or it), written from `data` as "
+                "the caller sees it: who did what, where, with what effect.",
+            },
         },
         "additionalProperties": False,
     }

@@ -28,6 +28,7 @@ from service.api import (
     background,
     compression,
     http,
+    language,
     limits,
     logs,
     ops,
@@ -143,6 +144,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     )
     _install_cors(app, settings)
     http.install(app)
+    language.install(app)
     compression.install(app)
     return app
 

@@ -15,6 +15,7 @@ from service.api.http import (
     json_response,
     load_body,
 )
+from service.api.language import language
 from service.api.moves import next_move
 from service.api.presenters import events_json
 from service.api.problems import forbidden
@@ -51,7 +52,14 @@ def _envelope_schema() -> CommandEnvelopeSchema:
         "body: the version, events, `next` and `legal` right after that command.\n"
     ),
     security=[{"bearerAuth": []}],
-    parameters=["PlayerSeat", "IfMatch", "IdempotencyKey", "XRequestId", "PreferMinimal"],
+    parameters=[
+        "PlayerSeat",
+        "IfMatch",
+        "IdempotencyKey",
+        "XRequestId",
+        "PreferMinimal",
+        "AcceptLanguage",
+    ],
     request_body=body(
         "Command",
         examples={
@@ -202,6 +210,7 @@ def _envelope_schema() -> CommandEnvelopeSchema:
             "CommandResult",
             headers={
                 "ETag": "ETag",
+                "Content-Language": "ContentLanguage",
                 "Idempotent-Replayed": {
                     "description": (
                         "`true` when this is the stored answer to an earlier request "
@@ -257,7 +266,10 @@ def post_command(game_id: str) -> Response:
     if outcome.replayed and outcome.events and outcome.events[-1].version < game.version:
         # A replay answers as the first attempt did: the game right after its events.
         game = services().games.repository.past(game, outcome.events[-1].version)
-    body = {"version": game.version, "events": events_json(outcome.events, caller, game)}
+    body = {
+        "version": game.version,
+        "events": events_json(outcome.events, caller, game, language=language()),
+    }
     response = json_response(body | next_move(game, seat), version=game.version)
     response.headers["Idempotent-Replayed"] = "true" if outcome.replayed else "false"
     return response

@@ -109,6 +109,17 @@ PARAMETERS: dict[str, JSON] = {
         "says what comes next.",
         "schema": {"type": "string", "example": "return=minimal"},
     },
+    "AcceptLanguage": {
+        "name": "Accept-Language",
+        "in": "header",
+        "required": False,
+        "description": "The languages the client reads (RFC 9110 12.5.4), e.g. "
+        "`de-AT, de;q=0.9, en;q=0.5`. The words of the answer (event descriptions, a refused "
+        "move's rule, rule sentences) come in the best of `en`, `de`, `hu` and `it` it accepts "
+        "(a range's primary language counts, `de-AT` is `de`), in English when it accepts none "
+        "of them; `Content-Language` says which.",
+        "schema": {"type": "string"},
+    },
     "IfNoneMatch": {
         "name": "If-None-Match",
         "in": "header",
@@ -134,11 +145,13 @@ PARAMETERS: dict[str, JSON] = {
 HEADERS: dict[str, JSON] = {
     "ETag": {
         "description": "The game's version and the viewer whose view the body is, quoted "
-        '(`"12-seat0"`, `"12-spectator"`, `"12-admin"`), with the content-coding appended '
+        '(`"12-seat0"`, `"12-spectator"`, `"12-admin"`), then the language of a body with '
+        'words when it is not English (`"12-seat0-de"`), with the content-coding appended '
         'when the body is compressed (`"12-seat0:gzip"`).',
         "schema": {
             "type": "string",
-            "pattern": '^"[0-9]+-(spectator|admin|seat[0-9]+)(:(gzip|br|zstd|deflate))?"$',
+            "pattern": '^"[0-9]+-(spectator|admin|seat[0-9]+)(-(de|hu|it))?'
+            '(:(gzip|br|zstd|deflate))?"$',
         },
     },
     "MapETag": {
@@ -150,6 +163,12 @@ HEADERS: dict[str, JSON] = {
     "PublicCache": {
         "description": "The same for every caller and never changing for its kind and options.",
         "schema": {"type": "string", "const": "public, max-age=86400"},
+    },
+    "ContentLanguage": {
+        "description": "The language of the answer's words (`en`, `de`, `hu` or `it`), "
+        "negotiated from `Accept-Language`; such answers also send `Vary` with "
+        "`Accept-Language`.",
+        "schema": {"type": "string", "enum": ["en", "de", "hu", "it"]},
     },
     "Location": {"description": "The URL of the created resource.", "schema": {"type": "string"}},
     "PrivateNoStore": {

@@ -25,6 +25,7 @@ from service.api.auth import Caller
 from service.api.context import caller_for, services
 from service.api.declare import ok, operation, query
 from service.api.http import json_response, load_query, not_modified
+from service.api.language import language
 from service.api.problems import bad_request
 from service.api.schemas import EventListQuerySchema, StreamQuerySchema
 from service.api.streams import caller_from_ticket, stream_gate
@@ -50,9 +51,16 @@ STREAM_BATCH = 200
     parameters=[
         "PlayerSeat",
         "IfNoneMatch",
+        "AcceptLanguage",
         query(EventListQuerySchema),
     ],
-    responses={200: ok("One page of events.", "EventPage", headers={"ETag": "ETag"})},
+    responses={
+        200: ok(
+            "One page of events.",
+            "EventPage",
+            headers={"ETag": "ETag", "Content-Language": "ContentLanguage"},
+        )
+    },
     problems=[
         "NotModified",
         "RateLimited",
@@ -68,6 +76,7 @@ def list_events(game_id: str) -> Response:
     query = load_query(EventListQuerySchema())
     games = services().games
     current = games.repository.get(game_id)
+    words = language()  # before the ETag: the page's descriptions are in this language
     unchanged = not_modified(current.version)  # spare reading and redacting the page
     if unchanged is not None:
         return unchanged
@@ -75,7 +84,7 @@ def list_events(game_id: str) -> Response:
     next_after = page[-1].version if page and page[-1].version < current.version else None
     body = {
         "version": current.version,
-        "items": events_json(page, caller, current, games=games),
+        "items": events_json(page, caller, current, games=games, language=words),
         "next_after": next_after,
     }
     return json_response(body, version=current.version)
@@ -110,6 +119,7 @@ def list_events(game_id: str) -> Response:
     ),
     parameters=[
         "PlayerSeat",
+        "AcceptLanguage",
         {
             "name": "Last-Event-ID",
             "in": "header",
@@ -155,6 +165,7 @@ def stream_events(game_id: str) -> Response:
             heartbeat_s=found.settings.sse_heartbeat_s,
             release=release,
             work=gate.work,
+            language=language(),
         )
         response = Response(stream_with_context(stream), mimetype="text/event-stream")
     except BaseException:
@@ -177,6 +188,7 @@ def _stream(
     heartbeat_s: float,
     release: Callable[[], None],
     work: AbstractContextManager[Any],
+    language: str,
 ) -> Iterator[str]:
     try:
         yield from _events(
@@ -187,6 +199,7 @@ def _stream(
             wait_s=wait_s,
             heartbeat_s=heartbeat_s,
             work=work,
+            language=language,
         )
     except (StoreUnavailable, redis.RedisError) as exc:
         # The headers are sent: no problem can be answered any more. The stream ends
@@ -205,6 +218,7 @@ def _events(
     wait_s: float,
     heartbeat_s: float,
     work: AbstractContextManager[Any],
+    language: str,
 ) -> Iterator[str]:
     yield "retry: 2000\n\n"
     deadline = time.monotonic() + wait_s
@@ -237,7 +251,7 @@ def _events(
                 f"data: {json.dumps(item, separators=(',', ':'))}\n\n"
                 for event, item in zip(
                     batch,
-                    events_json(batch, caller, current, games=games),
+                    events_json(batch, caller, current, games=games, language=language),
                     strict=True,
                 )
             ]

@@ -11,6 +11,7 @@ from service.api.auth import Caller
 from service.api.context import caller_for, services
 from service.api.declare import ok, operation
 from service.api.http import json_response
+from service.api.language import language
 from service.api.presenters import command_json, state_json
 from service.application.explanations import Explanation
 from service.application.record import (
@@ -19,6 +20,7 @@ from service.application.record import (
     sees_all,
     visible_command,
 )
+from service.i18n import rule_sentence
 from service.rules import rule_url
 
 blueprint = Blueprint("explanations", __name__)
@@ -42,7 +44,7 @@ blueprint = Blueprint("explanations", __name__)
         "it runs, the states are\n"
         "as the caller may see them and the command and alternatives "
         "are shown to the seat\n"
-        "that sent it only.\n"
+        "that sent it only. Each rule comes with its sentence in the negotiated language.\n"
     ),
     path_parameters=[
         {
@@ -52,19 +54,28 @@ blueprint = Blueprint("explanations", __name__)
             "schema": {"type": "integer", "minimum": 1},
         }
     ],
-    parameters=["PlayerSeat"],
-    responses={200: ok("The explanation.", "Explanation", headers={"ETag": "ETag"})},
+    parameters=["PlayerSeat", "AcceptLanguage"],
+    responses={
+        200: ok(
+            "The explanation.",
+            "Explanation",
+            headers={"ETag": "ETag", "Content-Language": "ContentLanguage"},
+        )
+    },
     problems=["RateLimited", "Unauthorized", "NotFound", "Unavailable", "BadRequest", "Forbidden"],
 )
 def get_explanation(game_id: str, version: int) -> Response:
     caller = caller_for(game_id)
     found = services().games.explainer.explain(game_id, version)
-    return json_response(explanation_json(found, caller), version=found.game.version)
+    body = explanation_json(found, caller, language())
+    return json_response(body, version=found.game.version)
 
 
-def explanation_json(found: Explanation, caller: Caller) -> dict[str, Any]:
+def explanation_json(found: Explanation, caller: Caller, language: str) -> dict[str, Any]:
     """Complete for the admin, or for anyone once the game is over; else the states as the
-    caller may see them, and the command and alternatives only for the seat that sent it."""
+    caller may see them, and the command and alternatives only for the seat that sent it.
+    Each rule of the trail comes with its sentence in ``language`` (None if none is
+    written)."""
     game = found.game
     complete = sees_all(game.rules, game.state, admin=caller.admin)
     metadata = found.event.metadata
@@ -87,7 +98,14 @@ def explanation_json(found: Explanation, caller: Caller) -> dict[str, Any]:
         "recorded_at": metadata.get("recorded_at"),
         "rules": None
         if found.rules is None
-        else [{"id": rule, "url": rule_url(rule)} for rule in found.rules],
+        else [
+            {
+                "id": rule,
+                "url": rule_url(rule),
+                "description": rule_sentence(rule, language),
+            }
+            for rule in found.rules
+        ],
         "before": None
         if found.before is None
         else state_json(found.before, caller, public=complete),

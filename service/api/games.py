@@ -18,6 +18,7 @@ from service.api.http import (
     load_query,
     request_id,
 )
+from service.api.language import language
 from service.api.moves import minimal, next_move, pending_json, serving_order
 from service.api.presenters import events_json, game_json, info_json
 from service.api.problems import bad_request, forbidden
@@ -299,7 +300,7 @@ def list_games() -> Response:
         "correlation id.\n"
     ),
     security=[],
-    parameters=["PlayerSeat", "IdempotencyKey", "XRequestId", "PreferMinimal"],
+    parameters=["PlayerSeat", "IdempotencyKey", "XRequestId", "PreferMinimal", "AcceptLanguage"],
     path_parameters=[
         {
             "name": "seat",
@@ -319,6 +320,7 @@ def list_games() -> Response:
             "SeatClaimed",
             headers={
                 "ETag": "ETag",
+                "Content-Language": "ContentLanguage",
                 "Location": "Location",
                 "Idempotent-Replayed": {
                     "description": (
@@ -368,7 +370,7 @@ def claim_seat(game_id: str, seat: int) -> Response:
         "game": game_json(game),
         "seat": seat_token_json(seat, game.info.seat_names[seat], claimed.token)
         | ({} if player is None else {"player": player}),
-        "events": events_json(claimed.events, caller_for(game_id), game),
+        "events": events_json(claimed.events, caller_for(game_id), game, language=language()),
     } | next_move(game, seat)
     response = json_response(answer, 201, version=game.version)
     response.headers["Location"] = f"/games/{game_id}"

@@ -11,15 +11,18 @@ from flask import Flask, Response, jsonify, request
 from marshmallow import Schema, ValidationError
 
 from service.api.context import identified_caller
+from service.api.language import etag_suffix
 from service.api.problems import ApiProblem, bad_request
 from service.application.mapper import CommandMeta
 
 # A strong ETag this API sends: the quoted decimal version without leading zeros, the viewer
 # whose view the body is (``spectator``, ``seat0``.., ``admin``: bodies differ per viewer),
-# and the content-coding flask-compress appends when it compresses (``"3-seat0:gzip"``).
+# the language of a body with words when it is not English (``"3-seat0-de"``,
+# ``service.api.language``), and the content-coding flask-compress appends when it compresses
+# (``"3-seat0:gzip"``).
 # ``If-Match`` takes any of them, and the bare version (``"3"``) clients build themselves.
 _ETAG = re.compile(
-    r'"(0|[1-9][0-9]{0,14})(?:-(?:spectator|admin|seat(?:0|[1-9][0-9]?)))?'
+    r'"(0|[1-9][0-9]{0,14})(?:-(?:spectator|admin|seat(?:0|[1-9][0-9]?))(?:-(?:de|hu|it))?)?'
     r'(?::(?:gzip|br|zstd|deflate))?"'
 )
 # The content-codings flask-compress may choose (service.api.compression).
@@ -62,7 +65,8 @@ def install(app: Flask) -> None:
 def viewer_etag(version: int) -> str:
     """The opaque tag (unquoted) of this request's view of a game at ``version``: the same
     version reads differently for a spectator, each seat and the admin, so one viewer's
-    validator never matches another's body (RFC 9110 8.8.3)."""
+    validator never matches another's body (RFC 9110 8.8.3); nor does one language's match
+    another's, for a body with words (``service.api.language``)."""
     caller = identified_caller()
     if caller is None or caller.is_spectator:
         viewer = "spectator"
@@ -70,7 +74,7 @@ def viewer_etag(version: int) -> str:
         viewer = "admin"
     else:
         viewer = f"seat{caller.seat}"
-    return f"{version}-{viewer}"
+    return f"{version}-{viewer}{etag_suffix()}"
 
 
 def not_modified(version: int) -> Response | None:

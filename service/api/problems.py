@@ -20,6 +20,7 @@ from redis.exceptions import RedisClusterException
 from werkzeug.exceptions import HTTPException
 
 from domain.common.errors import FormatError, GameOver, NotAwaited, RulesError
+from service.api.language import problem_words
 from service.errors import (
     ConcurrencyError,
     GameArchived,
@@ -35,6 +36,7 @@ from service.errors import (
     UndoNotFound,
     VersionNotFound,
 )
+from service.i18n.describe import refusal
 from service.rules import rule_url
 from service.store.redis_streams import is_unavailable
 
@@ -169,8 +171,13 @@ class Problem:
 
 
 def _rule(exc: RulesError) -> dict[str, Any]:
-    # rule_url: the rule's text in the rules served as documentation (service.rules)
-    return {"rule": exc.rule, "rule_url": rule_url(exc.rule)}
+    # rule_url: the rule's text in the rules served as documentation (service.rules);
+    # description: the rule in one sentence, in the language the client asked for
+    return {
+        "rule": exc.rule,
+        "rule_url": rule_url(exc.rule),
+        "description": refusal(exc.rule, problem_words()),
+    }
 
 
 def _invalid_field(exc: ValidationError) -> dict[str, Any]:
@@ -350,9 +357,11 @@ RESPONSES: dict[str, ProblemResponse] = {
     "Conflict": ProblemResponse(
         409,
         (
-            "The rules refuse the command (`rule` names the rule id; types "
-            "`illegal-command`,\n"
-            "`not-awaited`, `game-over`), or the resource is not in a "
+            "The rules refuse the command (`rule` names the rule id and `description` states "
+            "the\n"
+            "rule in one sentence in the negotiated language, given by `Content-Language`; "
+            "types\n"
+            "`illegal-command`, `not-awaited`, `game-over`), or the resource is not in a "
             "state that allows it\n"
             "(`game-not-over`, `undo-not-allowed`, `undo-closed`, "
             "`game-not-started` with\n"
@@ -368,7 +377,9 @@ RESPONSES: dict[str, ProblemResponse] = {
             "status": 409,
             "detail": "a farmer must be placed next to a temple",
             "rule": "B-LEADER-2",
+            "description": "A leader must be placed next to a temple.",
         },
+        headers={"Content-Language": "ContentLanguage"},
     ),
     "PreconditionFailed": ProblemResponse(
         412,

@@ -83,6 +83,14 @@ SCHEMAS: dict[str, dict[str, Any]] = {
                     "(`/rules/board#B-TILE-1`), for refused commands."
                 ),
             },
+            "description": {
+                "type": "string",
+                "minLength": 1,
+                "description": (
+                    "The broken rule in one sentence, in the response's `Content-Language` "
+                    "(negotiated from `Accept-Language`), for refused commands."
+                ),
+            },
             "field": {
                 "type": "string",
                 "description": (
@@ -1116,11 +1124,18 @@ SCHEMAS: dict[str, dict[str, Any]] = {
     },
     "RuleLink": {
         "type": "object",
-        "required": ["id", "url"],
+        "required": ["id", "url", "description"],
         "additionalProperties": False,
         "properties": {
             "id": {"type": "string", "pattern": "^[BC]-[A-Z]+-[A-Z0-9]+$"},
             "url": {"type": "string", "description": "The rule's text: `/rules/<kind>#<id>`."},
+            "description": {
+                "type": ["string", "null"],
+                "description": (
+                    "The rule in one sentence, in the response's `Content-Language`; null "
+                    "when none is written."
+                ),
+            },
         },
     },
     "ServiceCommand": {

@@ -4,6 +4,8 @@ Used by the API (the events endpoint, the command answers) and by the webhook de
 (``service.jobs.webhooks``), which send a subscriber exactly what its seat (or a spectator)
 would read through the API. Redaction goes through the domain only (``rules.event_view``);
 service events (undo requests, reverts) are public, and so is everything once a game ended.
+Each event carries a ``description`` in the viewer's language (``service.i18n.describe``),
+written from the data the viewer sees, so it reveals nothing the data does not.
 """
 
 from __future__ import annotations
@@ -15,6 +17,8 @@ from domain.common.codec import JSON
 from service.application.mapper import StoredEvent
 from service.application.repository import LoadedGame
 from service.events import SERVICE_KIND, GameReverted
+from service.i18n import DEFAULT_LANGUAGE
+from service.i18n.describe import describe
 
 if TYPE_CHECKING:
     from service.application.game_service import GameService
@@ -31,11 +35,17 @@ class Viewer(Protocol):
 
 
 def event_json(
-    event: StoredEvent, caller: Viewer, current: LoadedGame, state_after: Any = None
+    event: StoredEvent,
+    caller: Viewer,
+    current: LoadedGame,
+    state_after: Any = None,
+    *,
+    language: str = DEFAULT_LANGUAGE,
 ) -> JSON:
-    """One event as ``caller`` may see it. ``current`` is the game now: once it has ended,
-    ``event_view`` shows everything (history is public after the end). ``state_after``
-    replaces the current state for an event that a revert took back (``events_json``)."""
+    """One event as ``caller`` may see it, described in ``language``. ``current`` is the
+    game now: once it has ended, ``event_view`` shows everything (history is public after
+    the end). ``state_after`` replaces the current state for an event that a revert took
+    back (``events_json``)."""
     metadata = event.metadata
     if event.type.startswith(SERVICE_KIND + ".") or caller.admin:
         data: dict[str, Any] = dict(event.data)  # upcast already: the fields, without type
@@ -51,6 +61,7 @@ def event_json(
         "command_id": metadata.get("command_id"),
         "correlation_id": metadata.get("correlation_id"),
         "data": data,
+        "description": describe(event.type, data, current.info.seat_names, language),
     }
 
 
@@ -60,8 +71,10 @@ def events_json(
     current: LoadedGame,
     *,
     games: GameService | None = None,
+    language: str = DEFAULT_LANGUAGE,
 ) -> list[JSON]:
-    """``events`` (consecutive, oldest first) as ``caller`` may see them. With ``games``,
+    """``events`` (consecutive, oldest first) as ``caller`` may see them, described in
+    ``language``. With ``games``,
     events that a revert took back are redacted against the state right after them, not
     the current one: the current state is no state after them (a card they laid face down
     may be back in its owner's hand). Which ones were taken back comes from the game's
@@ -85,7 +98,10 @@ def events_json(
         page = {e.version for e in events}
         gone = taken_back(reverts, current.version) & page
         after = games.queries.states_after(current, events, gone)
-    return [event_json(event, caller, current, after.get(event.version)) for event in events]
+    return [
+        event_json(event, caller, current, after.get(event.version), language=language)
+        for event in events
+    ]
 
 
 def taken_back(reverts: Sequence[tuple[int, int]], current_version: int) -> set[int]:
