@@ -1,0 +1,187 @@
+"""The service's words in four languages (``service.i18n``): every message the code uses is
+in the template and translated, not fuzzily, in each of the four catalogs of its domain;
+every event of every game has a description; ``Accept-Language`` picks the language."""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from pathlib import Path
+from typing import Any
+
+import pytest
+from babel.messages.catalog import Catalog
+from babel.messages.extract import extract_from_dir
+from babel.messages.pofile import read_po
+from werkzeug.datastructures import LanguageAccept
+from werkzeug.http import parse_accept_header
+
+from domain.games import all_games
+from service.events import SERVICE_EVENTS, SERVICE_KIND
+from service.i18n import LANGUAGES, LOCALE_DIR, catalog, negotiate, rule_sentence
+from service.i18n.describe import DESCRIBERS, describe
+
+ROOT = Path(__file__).resolve().parents[2]
+PLACEHOLDER = re.compile(r"\{[a-z_]+\}")
+# The domains with a template; ``rules`` comes with its own work (its sentences per rule id).
+DOMAINS = sorted(path.stem for path in LOCALE_DIR.glob("*.pot"))
+
+
+def _template(domain: str) -> Catalog:
+    with (LOCALE_DIR / f"{domain}.pot").open("rb") as handle:
+        return read_po(handle)
+
+
+def _key(message: Any) -> tuple[str | None, str]:
+    return message.context, message.id if isinstance(message.id, str) else message.id[0]
+
+
+def _ids(message: Any) -> tuple[str, ...]:
+    return (message.id,) if isinstance(message.id, str) else tuple(message.id)
+
+
+def _strings(message: Any) -> tuple[str, ...]:
+    return (message.string,) if isinstance(message.string, str) else tuple(message.string)
+
+
+def test_the_messages_template_holds_exactly_the_messages_the_code_translates() -> None:
+    # Given the extraction set up in pyproject.toml, as ``pybabel extract`` runs it
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["babel"]
+    method_map = [(m["pattern"], m["method"]) for m in config["mappings"]]
+    # When the strings of service/i18n are extracted
+    found = {
+        (context, message if isinstance(message, str) else message[0])
+        for _, _, message, _, context in extract_from_dir(
+            str(ROOT / "service" / "i18n"), method_map=method_map
+        )
+    }
+    # Then the committed template has each of them and no other
+    template = {_key(m) for m in _template("messages") if m.id}
+    assert found - template == set(), "run pybabel extract (docs/i18n.md): not in messages.pot"
+    assert template - found == set(), "run pybabel extract (docs/i18n.md): gone from the code"
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+@pytest.mark.parametrize("domain", DOMAINS)
+def test_every_message_has_a_translation_in_each_language(domain: str, language: str) -> None:
+    # Given the domain's template and its catalog in one of the four languages
+    template = {_key(m): m for m in _template(domain) if m.id}
+    translated = catalog(language, domain)
+    assert translated is not None, f"no {language}/LC_MESSAGES/{domain}.po"
+    entries = {_key(m): m for m in translated if m.id}
+    # Then every message of the template is there, translated and not fuzzy, with all the
+    # language's plural forms and the msgid's placeholders, and nothing else is
+    missing = [key for key in template if key not in entries]
+    assert not missing, f"{language} {domain}: not in the catalog: {missing}"
+    assert set(entries) == set(template), f"{language} {domain}: not in the template"
+    for key, message in entries.items():
+        strings = _strings(message)
+        assert not message.fuzzy, f"{language} {domain}: fuzzy: {key}"
+        assert all(s.strip() for s in strings), f"{language} {domain}: untranslated: {key}"
+        if not isinstance(message.id, str):
+            assert len(strings) == translated.num_plurals, f"{language}: plural forms of {key}"
+        wanted = set(PLACEHOLDER.findall(" ".join(_ids(message))))
+        for text in strings:
+            assert set(PLACEHOLDER.findall(text)) == wanted, f"{language}: placeholders {key}"
+
+
+def test_every_event_type_of_every_game_and_of_the_service_has_a_description() -> None:
+    # Given every event type the service may store
+    types = {
+        f"{kind}.{name}" for kind, rules in all_games().items() for name in rules.events.names
+    } | {f"{SERVICE_KIND}.{name}" for name in SERVICE_EVENTS.names}
+    # Then each has a describer, and no describer is left over
+    assert types - set(DESCRIBERS) == set(), "events without words"
+    assert set(DESCRIBERS) - types == set()
+
+
+@pytest.mark.parametrize(
+    ("header", "expected"),
+    [
+        ("de", "de"),
+        ("de-AT, en;q=0.5", "de"),
+        ("fr, hu;q=0.3", "hu"),
+        ("it;q=0, de;q=0.2", "de"),
+        ("en-GB, de;q=0.9", "en"),
+        ("IT-ch", "it"),
+        ("fr", "en"),
+        ("*", "en"),
+        ("", "en"),
+        ("it;q=0", "en"),
+        ("de;q=0.5, hu;q=0.8", "hu"),
+    ],
+)
+def test_accept_language_picks_the_best_language_we_write(header: str, expected: str) -> None:
+    accepted = parse_accept_header(header, LanguageAccept)
+    assert negotiate(accepted) == expected
+
+
+def test_a_description_uses_the_games_terms_and_plural_forms_in_each_language() -> None:
+    # Given Ben (seat 1) committed two tiles to a conflict, and Anna placed her priest
+    names = ("Anna", "Ben")
+    support = {"seat": 1, "count": 2}
+    leader = {"seat": 0, "leader": "red", "at": [3, 4]}
+    # Then each language says it in its own words, its plural forms chosen by the count
+    assert describe("board.SupportCommitted", support, names, "en") == (
+        "Ben commits 2 tiles to the conflict"
+    )
+    assert describe("board.SupportCommitted", {**support, "count": 1}, names, "it") == (
+        "Ben impegna 1 tessera nel conflitto"
+    )
+    assert describe("board.SupportCommitted", support, names, "it") == (
+        "Ben impegna 2 tessere nel conflitto"
+    )
+    assert describe("board.LeaderPlaced", leader, names, "en") == "Anna places the priest at [3, 4]"
+    assert describe("board.LeaderPlaced", leader, names, "de") == (
+        "Anna setzt den Priester auf [3, 4]"
+    )
+    assert describe("board.LeaderPlaced", leader, names, "hu") == (
+        "Anna lerakja a papot, ide: [3, 4]"
+    )
+    assert describe("board.LeaderPlaced", leader, names, "it") == (
+        "Anna piazza il sacerdote in [3, 4]"
+    )
+
+
+def test_a_conflict_says_who_won_with_what_and_whose_leader_goes_home() -> None:
+    conflict = {
+        "kind": "revolt",
+        "colour": "red",
+        "attacker": 0,
+        "defender": 1,
+        "attacker_strength": 5,
+        "defender_strength": 3,
+        "winner": 0,
+    }
+    names = ("Anna", "Ben")
+    assert describe("cards.ConflictResolved", conflict, names, "en") == (
+        "Revolt (red): Anna (5) beats Ben (3); the leader of Ben goes home"
+    )
+    defended = {**conflict, "kind": "war", "winner": 1}
+    assert describe("cards.ConflictResolved", defended, names, "de") == (
+        "Externer Konflikt (rot): Ben (3) schlägt Anna (5); der Anführer von Anna kehrt zurück"
+    )
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_a_draw_seen_by_another_seat_names_no_tile(language: str) -> None:
+    # Given seat 0's draw as seat 1 sees it (the domain's redaction: a count, no tiles)
+    names = ("Anna", "Ben")
+    hidden = describe("board.TilesDrawn", {"seat": 0, "count": 2}, names, language)
+    shown = describe("board.TilesDrawn", {"seat": 0, "tiles": ["red", "green"]}, names, language)
+    cards = describe("cards.CardsDrawn", {"seat": 0, "count": 2}, names, language)
+    # Then the draw's words say how many, and only the drawing seat's say which
+    temple = describe("board.TilePlaced", {"seat": 0, "colour": "red", "at": [0, 0]}, names, "en")
+    assert "2" in hidden and "2" in cards
+    assert hidden != shown and ":" in shown and ":" not in hidden
+    assert "temple" in temple and "temple" not in hidden.lower()
+
+
+def test_a_rule_sentence_falls_back_to_english_and_then_to_nothing() -> None:
+    assert rule_sentence("X-NO-SUCH-RULE", "de") is None
+    english = rule_sentence("B-LEADER-2", "en")
+    if catalog("en", "rules") is None:  # the rules domain is not written yet
+        assert english is None
+    else:
+        assert english and rule_sentence("B-LEADER-2", "xx") == english
+        assert rule_sentence("B-LEADER-2", "de") not in (None, english)
