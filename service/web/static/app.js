@@ -60,7 +60,9 @@ function sayProblem(error) {
 function problemText(error) {
   if (error instanceof ApiError) {
     const rule = error.problem?.rule ? ` [${error.problem.rule}]` : "";
-    return `${error.message}${rule}`;
+    // A refused move: its rule in one sentence, in the browser's language (Accept-Language).
+    const why = error.problem?.description ? ` ${error.problem.description}` : "";
+    return `${error.message}${rule}${why}`;
   }
   return String(error);
 }
@@ -576,7 +578,7 @@ async function loadEvents() {
   let after = game.events.length ? game.events[game.events.length - 1].version : 0;
   while (after !== null) {
     const { body } = await call("GET", `/games/${game.id}/events?after=${after}&limit=500`, { token: game.token });
-    game.events.push(...body.items.map(({ version, type, actor, seat, recorded_at }) => ({ version, type, actor, seat, recorded_at })));
+    game.events.push(...body.items.map(({ version, type, actor, seat, recorded_at, description }) => ({ version, type, actor, seat, recorded_at, description })));
     after = body.next_after;
   }
 }
@@ -597,9 +599,10 @@ function movesSection() {
   const log = game.log;
   log.append(...game.events.slice(log.childElementCount).map((e) => h("li", {},
     h("button", { type: "button", class: "move", "data-event-version": e.version, "data-actor": e.actor, "data-type": e.type,
-      onclick: () => explain(e.version) },
-    h("span", { class: "move-version" }, `v${e.version}`), " ", h("span", { class: "move-actor" }, e.actor), " ",
-    h("span", { class: "move-type" }, e.type)))));
+      onclick: () => explain(e.version), title: `${e.type} (${e.actor})` },
+    // The server's words for the move, in the browser's language (Accept-Language).
+    h("span", { class: "move-version" }, `v${e.version}`), " ",
+    h("span", { class: "move-description", "data-description": "" }, e.description ?? e.type)))));
   return h("section", { "data-section": "moves" }, h("h2", {}, "Moves"),
     h("p", {}, "Choose a move to see the rules that decided it."), log);
 }
@@ -638,7 +641,8 @@ function explanationView(x) {
   else if (!x.rules.length) parts.push(h("p", { "data-rules": "none" }, "No rule named for this event."));
   else {
     parts.push(h("ol", { "data-rules": x.rules.map((r) => r.id).join(",") }, x.rules.map((r) => h("li", {},
-      h("a", { href: r.url, "data-rule-link": r.id }, r.id)))));
+      h("a", { href: r.url, "data-rule-link": r.id }, r.id),
+      r.description ? h("span", { "data-rule-sentence": r.id }, ` ${r.description}`) : null))));
   }
   parts.push(h("h3", {}, "Alternatives"));
   if (x.alternatives === null) {

@@ -437,6 +437,11 @@ def test_a_move_explained_from_the_move_log_links_its_rules(
         )
         for i in range(entries.count())
     ] == [(e["version"], e["actor"], e["type"]) for e in events]
+    # in the server's words (the browser's language is English here)
+    described = page.locator("[data-move-log] [data-description]")
+    assert [described.nth(i).inner_text() for i in range(described.count())] == [
+        e["description"] for e in events
+    ]
     chosen = None
     for event in reversed(events):
         if event["actor"] != "seat:0":
@@ -620,3 +625,30 @@ def test_the_web_client_keeps_no_copy_of_the_map(live_server: LiveServer) -> Non
     # then no row of the board's map is written in them (the map comes from the API)
     assert not [row for row in MAP if row in scripts]
     assert not re.search(r"[.x]{12}", scripts)
+
+
+def test_a_german_browsers_move_log_is_in_german(browser: Browser, live_server: LiveServer) -> None:
+    # given a browser set to German (it sends Accept-Language: de-DE) that claims a seat
+    context = browser.new_context(locale="de-DE")
+    try:
+        page = context.new_page()
+        page.set_default_timeout(TIMEOUT_MS)
+        game_id = seeded_open_game(live_server, "board")
+        claim_in_lobby(page, live_server, game_id, 0, "Ann")
+        # when the other seat is claimed and the game starts
+        claimed = requests.post(
+            f"{live_server.url}/games/{game_id}/seats/1/claim", json={"name": "Bob"}, timeout=10
+        )
+        assert claimed.status_code == 201, claimed.text
+        # then the move log tells the moves in German, as the server wrote them
+        page.wait_for_selector("[data-move-log] [data-type='board.GameStarted']")
+        started = page.locator("[data-move-log] [data-type='board.GameStarted'] [data-description]")
+        assert started.inner_text() == "Das Spiel beginnt mit Ann und Bob; Ann fängt an." or (
+            started.inner_text() == "Das Spiel beginnt mit Ann und Bob; Bob fängt an."
+        )
+        claims = page.locator(
+            "[data-move-log] [data-type='service.SeatClaimed'] [data-description]"
+        )
+        assert claims.first.inner_text() == "Ann nimmt am Tisch Platz"
+    finally:
+        context.close()
