@@ -157,3 +157,36 @@ def test_another_viewers_etag_through_a_shared_cache_is_no_304(
     )
     assert own.status_code == 304 and own.headers["ETag"] == crossed.headers["ETag"]
     assert _viewer(requests.get(path, headers=_as(None), timeout=10)) == "spectator"
+
+
+def test_a_shared_cache_never_serves_one_languages_words_to_another(
+    live_server: LiveServer, squid: Squid
+) -> None:
+    """Given Squid in front of the service; when a spectator reads the event log in German,
+    English, Hungarian, then German again through it, and then asks for English with the
+    German ETag, each answer is in the language asked for (``Content-Language`` and the
+    words), never the one stored for the request before it, and the German ETag brings no
+    304 for English."""
+    game_id, _ = _create(live_server)
+    path = f"{squid.url}/games/{game_id}/events"
+    asked = ["de", "en", "hu", "de", "it", "en"]
+    answers = [
+        requests.get(path, headers=_as(None, **{"Accept-Language": language}), timeout=10)
+        for language in asked
+    ]
+    assert [got.headers["Content-Language"] for got in answers] == asked
+    started = [
+        next(e for e in got.json()["items"] if e["type"] == "cards.GameStarted")["description"]
+        for got in answers
+    ]
+    assert started[0] == started[3] != started[1] == started[5]
+    assert len({started[0], started[1], started[2], started[4]}) == 4
+    for got in answers:
+        assert "Accept-Language" in got.headers["Vary"]
+        assert got.headers["Cache-Control"] == "private, no-cache"
+    crossed = requests.get(
+        path,
+        headers=_as(None, **{"Accept-Language": "en", "If-None-Match": answers[0].headers["ETag"]}),
+        timeout=10,
+    )
+    assert crossed.status_code == 200 and crossed.headers["Content-Language"] == "en"
