@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
 from domain.common.codec import JSON
+from service.application.chain import TRAIL_KEY
 from service.application.mapper import StoredEvent
 from service.application.repository import LoadedGame
 from service.events import SERVICE_KIND, GameReverted
@@ -61,8 +62,16 @@ def event_json(
         "command_id": metadata.get("command_id"),
         "correlation_id": metadata.get("correlation_id"),
         "data": data,
-        "description": describe(event.type, data, current.info.seat_names, language),
+        "description": describe(
+            event.type, data, current.info.seat_names, language, _trail(metadata)
+        ),
     }
+
+
+def _trail(metadata: Any) -> tuple[str, ...]:
+    """The event's rule trail (``service.application.chain``), empty if none was recorded."""
+    trail = metadata.get(TRAIL_KEY)
+    return tuple(str(rule) for rule in trail) if isinstance(trail, list) else ()
 
 
 def events_json(

@@ -22,10 +22,11 @@ from service.i18n import MESSAGES, rule_sentence, translations
 class Words:
     """One language's translations, with the game's names for the seats."""
 
-    def __init__(self, language: str, seat_names: Sequence[str]) -> None:
+    def __init__(self, language: str, seat_names: Sequence[str], rules: Sequence[str] = ()) -> None:
         self.language = language
         self.t: gettext.NullTranslations = translations(language, MESSAGES)
         self.seat_names = seat_names
+        self.rules = rules  # the event's rule trail, where it was recorded
 
     def player(self, seat: Any) -> str:
         if isinstance(seat, int) and 0 <= seat < len(self.seat_names) and self.seat_names[seat]:
@@ -209,12 +210,27 @@ def _passed(w: Words, d: Mapping[str, Any]) -> str:
 
 
 def _board_support(w: Words, d: Mapping[str, Any]) -> str:
+    """Which conflict the support went to comes from the event's rule trail (public: the
+    explanation shows it to every viewer): temples to a revolt, the war's colour to a war."""
     count = int(d.get("count", 0))
+    values = {"player": w.player(d.get("seat")), "count": count}
+    if any(rule.startswith("B-REVOLT-") for rule in w.rules):
+        return w.t.ngettext(
+            "{player} commits {count} temple to the revolt",
+            "{player} commits {count} temples to the revolt",
+            count,
+        ).format(**values)
+    if any(rule.startswith("B-WAR-") for rule in w.rules):
+        return w.t.ngettext(
+            "{player} commits {count} tile to the war",
+            "{player} commits {count} tiles to the war",
+            count,
+        ).format(**values)
     return w.t.ngettext(
         "{player} commits {count} tile to the conflict",
         "{player} commits {count} tiles to the conflict",
         count,
-    ).format(player=w.player(d.get("seat")), count=count)
+    ).format(**values)
 
 
 def _war_chosen(w: Words, d: Mapping[str, Any]) -> str:
@@ -447,11 +463,16 @@ DESCRIBERS: dict[str, Describer] = {
 
 
 def describe(
-    event_type: str, data: Mapping[str, Any], seat_names: Sequence[str], language: str
+    event_type: str,
+    data: Mapping[str, Any],
+    seat_names: Sequence[str],
+    language: str,
+    rules: Sequence[str] = (),
 ) -> str:
-    """``data`` (an event of ``event_type`` as the viewer sees it) in a few words."""
+    """``data`` (an event of ``event_type`` as the viewer sees it) in a few words; ``rules``:
+    the event's rule trail, if recorded."""
     describer = DESCRIBERS.get(event_type)
-    words = Words(language, seat_names)
+    words = Words(language, seat_names, rules)
     if describer is None:  # a game registered without words yet: its type, not nothing
         return event_type
     return describer(words, data)

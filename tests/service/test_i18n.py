@@ -185,3 +185,22 @@ def test_a_rule_sentence_falls_back_to_english_and_then_to_nothing() -> None:
     else:
         assert english and rule_sentence("B-LEADER-2", "xx") == english
         assert rule_sentence("B-LEADER-2", "de") not in (None, english)
+
+
+def test_support_is_told_as_temples_to_a_revolt_or_tiles_to_a_war_by_its_rule_trail() -> None:
+    # Given Ben's support of two tiles, with the rule trail its event recorded
+    names, support = ("Anna", "Ben"), {"seat": 1, "count": 2}
+    # Then a revolt's support is temples, a war's is tiles, in each language's terms
+    revolt, war = ("B-REVOLT-3", "B-REVOLT-5"), ("B-WAR-4",)
+    assert describe("board.SupportCommitted", support, names, "en", revolt) == (
+        "Ben commits 2 temples to the revolt"
+    )
+    assert describe("board.SupportCommitted", support, names, "de", revolt) == (
+        "Ben setzt 2 Tempel im internen Konflikt ein"
+    )
+    assert describe("board.SupportCommitted", support, names, "hu", war) == (
+        "Ben 2 lapkával támogat a külső konfliktusban"
+    )
+    assert describe("board.SupportCommitted", support, names, "it", war) == (
+        "Ben impegna 2 tessere nel conflitto esterno"
+    )
