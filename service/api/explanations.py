@@ -20,7 +20,7 @@ from service.application.record import (
     sees_all,
     visible_command,
 )
-from service.i18n import rule_sentence
+from service.i18n.describe import rule_words
 from service.rules import rule_url
 
 blueprint = Blueprint("explanations", __name__)
@@ -102,7 +102,7 @@ def explanation_json(found: Explanation, caller: Caller, language: str) -> dict[
             {
                 "id": rule,
                 "url": rule_url(rule),
-                "description": rule_sentence(rule, language),
+                "description": rule_words(rule, language),
             }
             for rule in found.rules
         ],

@@ -1,14 +1,15 @@
 """The service's words in four languages: English, German, Hungarian and Italian.
 
 Catalogs are GNU gettext ``.po`` files under ``locale/<language>/LC_MESSAGES/``, one per
-domain: ``messages`` (descriptions of events, generic refusals) and ``rules`` (one sentence
-per rule id, the rule id as ``msgctxt``). Their templates (``locale/<domain>.pot``) are
-extracted with Babel (``pybabel extract -F pyproject.toml``; see docs/i18n.md).
+domain: ``messages`` (descriptions of events, generic refusals; ``service.i18n.describe``)
+and ``rules`` (one sentence per rule id, the rule id as ``msgctxt``; ``service.i18n.rules``).
+The template of ``messages`` is extracted with Babel (``pybabel extract -F pyproject.toml``;
+see docs/languages.md).
 
 The ``.po`` files are read with Babel when first needed and compiled in memory (Babel's
 ``write_mo`` into a buffer, read back by ``babel.support.Translations``): no ``.mo`` file is
 built or committed, so a fresh clone runs and tests with no extra step, and a catalog can
-never be stale against its ``.po``. Reading the eight catalogs takes a few milliseconds,
+never be stale against its ``.po``. Reading the four ``messages`` catalogs takes a few milliseconds,
 once per process. Fuzzy entries are never used.
 """
 
@@ -41,7 +42,6 @@ __all__ = [
     "catalog",
     "catalog_path",
     "negotiate",
-    "rule_sentence",
     "translations",
 ]
 
@@ -78,36 +78,6 @@ def translations(language: str, domain: str = MESSAGES) -> gettext.NullTranslati
     compiled = Translations(buffer, domain=domain)
     compiled.add_fallback(fallback)
     return compiled
-
-
-@cache
-def _rule_sentences(language: str) -> dict[str, str]:
-    """Rule id -> sentence, from the ``rules`` catalog of ``language`` (empty without one).
-    The English catalog's msgid is the sentence when its msgstr is empty."""
-    found = catalog(language, RULES)
-    if found is None:
-        return {}
-    sentences: dict[str, str] = {}
-    for message in found:
-        if not message.context or message.fuzzy or not isinstance(message.id, str):
-            continue
-        text = message.string if isinstance(message.string, str) else ""
-        if not text and language == DEFAULT_LANGUAGE:
-            text = message.id
-        if text:
-            sentences[message.context] = text
-    return sentences
-
-
-def rule_sentence(rule_id: str, language: str) -> str | None:
-    """The rule ``rule_id`` in one sentence in ``language`` (the ``rules`` domain, written
-    on its own branch of work): in English when that language has none, None when no
-    catalog has it."""
-    for lang in (language, DEFAULT_LANGUAGE):
-        sentence = _rule_sentences(lang).get(rule_id)
-        if sentence is not None:
-            return sentence
-    return None
 
 
 def negotiate(accepted: Iterable[tuple[str, float]]) -> str:

@@ -16,14 +16,18 @@ from typing import Any
 
 from babel.lists import format_list
 
-from service.i18n import MESSAGES, rule_sentence, translations
+from service.i18n import DEFAULT_LANGUAGE, MESSAGES, translations
+from service.i18n.rules import rule_sentence
 
 
 class Words:
     """One language's translations, with the game's names for the seats."""
 
-    def __init__(self, language: str, seat_names: Sequence[str], rules: Sequence[str] = ()) -> None:
+    def __init__(
+        self, language: str, seat_names: Sequence[str], rules: Sequence[str] = (), kind: str = ""
+    ) -> None:
         self.language = language
+        self.kind = kind  # the game's kind (``board``, ``cards``), or ``service``
         self.t: gettext.NullTranslations = translations(language, MESSAGES)
         self.seat_names = seat_names
         self.rules = rules  # the event's rule trail, where it was recorded
@@ -47,8 +51,17 @@ class Words:
         return format_list(list(items), locale=self.language)
 
     def leader(self, colour: Any) -> str:
-        """A leader by its role, as the object of a sentence (accusative where it matters)."""
+        """A leader by its role, as the object of a sentence (accusative where it matters),
+        in the words of its game's rulebook (the Hungarian board game's priest is a főpap)."""
         t = self.t
+        if self.kind == "board":
+            board = {
+                "black": t.pgettext("board: leader, object", "the king"),
+                "red": t.pgettext("board: leader, object", "the priest"),
+                "blue": t.pgettext("board: leader, object", "the farmer"),
+                "green": t.pgettext("board: leader, object", "the trader"),
+            }
+            return board.get(str(colour), str(colour))
         names = {
             "black": t.pgettext("leader, object", "the king"),
             "red": t.pgettext("leader, object", "the priest"),
@@ -114,13 +127,30 @@ class Words:
         return names.get(str(monument), str(monument))
 
     def war(self, player: str, colour: Any) -> str:
+        """The war chosen to be fought next, by its leaders (each game in its own words)."""
         t = self.t
-        sentences = {
-            "black": t.gettext("{player} chooses the war of the kings to be fought next"),
-            "red": t.gettext("{player} chooses the war of the priests to be fought next"),
-            "blue": t.gettext("{player} chooses the war of the farmers to be fought next"),
-            "green": t.gettext("{player} chooses the war of the traders to be fought next"),
-        }
+        if self.kind == "board":
+            sentences = {
+                "black": t.pgettext(
+                    "board", "{player} chooses the war of the kings to be fought next"
+                ),
+                "red": t.pgettext(
+                    "board", "{player} chooses the war of the priests to be fought next"
+                ),
+                "blue": t.pgettext(
+                    "board", "{player} chooses the war of the farmers to be fought next"
+                ),
+                "green": t.pgettext(
+                    "board", "{player} chooses the war of the traders to be fought next"
+                ),
+            }
+        else:
+            sentences = {
+                "black": t.gettext("{player} chooses the war of the kings to be fought next"),
+                "red": t.gettext("{player} chooses the war of the priests to be fought next"),
+                "blue": t.gettext("{player} chooses the war of the farmers to be fought next"),
+                "green": t.gettext("{player} chooses the war of the traders to be fought next"),
+            }
         return sentences.get(str(colour), "{player}: {colour}").format(player=player, colour=colour)
 
 
@@ -472,16 +502,22 @@ def describe(
     """``data`` (an event of ``event_type`` as the viewer sees it) in a few words; ``rules``:
     the event's rule trail, if recorded."""
     describer = DESCRIBERS.get(event_type)
-    words = Words(language, seat_names, rules)
+    words = Words(language, seat_names, rules, event_type.partition(".")[0])
     if describer is None:  # a game registered without words yet: its type, not nothing
         return event_type
     return describer(words, data)
 
 
+def rule_words(rule_id: str, language: str) -> str | None:
+    """The rule ``rule_id`` in one sentence in ``language`` (the ``rules`` domain), else in
+    English, else None (a rule no one has written a sentence for)."""
+    return rule_sentence(rule_id, language) or rule_sentence(rule_id, DEFAULT_LANGUAGE)
+
+
 def refusal(rule_id: str, language: str) -> str:
-    """A refused command's rule in one sentence (the ``rules`` domain), else a sentence
-    naming the rule."""
-    sentence = rule_sentence(rule_id, language)
+    """A refused command's rule in one sentence (``rule_words``), else a sentence naming
+    the rule."""
+    sentence = rule_words(rule_id, language)
     if sentence is not None:
         return sentence
     return (

@@ -18,8 +18,8 @@ from werkzeug.http import parse_accept_header
 
 from domain.games import all_games
 from service.events import SERVICE_EVENTS, SERVICE_KIND
-from service.i18n import LANGUAGES, LOCALE_DIR, catalog, negotiate, rule_sentence
-from service.i18n.describe import DESCRIBERS, describe
+from service.i18n import LANGUAGES, LOCALE_DIR, catalog, negotiate
+from service.i18n.describe import DESCRIBERS, describe, refusal, rule_words
 
 ROOT = Path(__file__).resolve().parents[2]
 PLACEHOLDER = re.compile(r"\{[a-z_]+\}")
@@ -136,7 +136,7 @@ def test_a_description_uses_the_games_terms_and_plural_forms_in_each_language() 
         "Anna setzt den Priester auf [3, 4]"
     )
     assert describe("board.LeaderPlaced", leader, names, "hu") == (
-        "Anna lerakja a papot, ide: [3, 4]"
+        "Anna lerakja a főpapot, ide: [3, 4]"
     )
     assert describe("board.LeaderPlaced", leader, names, "it") == (
         "Anna piazza il sacerdote in [3, 4]"
@@ -177,14 +177,15 @@ def test_a_draw_seen_by_another_seat_names_no_tile(language: str) -> None:
     assert "temple" in temple and "temple" not in hidden.lower()
 
 
-def test_a_rule_sentence_falls_back_to_english_and_then_to_nothing() -> None:
-    assert rule_sentence("X-NO-SUCH-RULE", "de") is None
-    english = rule_sentence("B-LEADER-2", "en")
-    if catalog("en", "rules") is None:  # the rules domain is not written yet
-        assert english is None
-    else:
-        assert english and rule_sentence("B-LEADER-2", "xx") == english
-        assert rule_sentence("B-LEADER-2", "de") not in (None, english)
+def test_a_refusal_states_its_rule_in_the_language_else_in_english_else_names_it() -> None:
+    # Given the rules domain's sentences (service.i18n.rules)
+    german = rule_words("B-LEADER-2", "de")
+    # Then a refusal states the rule in the language asked for
+    assert german and refusal("B-LEADER-2", "de") == german != rule_words("B-LEADER-2", "en")
+    # and in English for a language without a catalog, and names a rule nobody wrote
+    assert refusal("B-LEADER-2", "fr") == rule_words("B-LEADER-2", "en")
+    assert rule_words("X-NO-SUCH-1", "de") is None
+    assert refusal("X-NO-SUCH-1", "de") == "Der Zug verstößt gegen Regel X-NO-SUCH-1."
 
 
 def test_support_is_told_as_temples_to_a_revolt_or_tiles_to_a_war_by_its_rule_trail() -> None:
