@@ -20,6 +20,7 @@ from domain.common.schema import record_schema
 from domain.games import all_games
 from service.contract import MARKER, SPEC_PATH, components, main, render
 from service.events import SERVICE_EVENTS
+from service.i18n.describe import describe
 from tests.autoplay import play_random_game
 
 GAMES = all_games()
@@ -204,6 +205,7 @@ def _envelope(kind: str, name: str, data: dict[str, Any]) -> dict[str, Any]:
         # named its own, X-Request-ID)
         "correlation_id": None,
         "data": data,
+        "description": describe(f"{kind}.{name}", data, ("Anna", "Ben", "Cleo", "Dan"), "en"),
     }
 
 
