@@ -383,11 +383,23 @@ def _cards_committed(w: Words, d: Mapping[str, Any]) -> str:
     ).format(player=w.player(d.get("seat")), count=count, card=w.card_name(d.get("colour")))
 
 
-def _cards_conflict(w: Words, d: Mapping[str, Any]) -> str:
+def _strength(d: Mapping[str, Any], side: str) -> str:
+    """A side's strength as its base plus what it committed (``3+2``), when the event
+    records the split; else the total."""
+    base, committed = d.get(f"{side}_base"), d.get(f"{side}_committed")
+    if isinstance(base, int) and isinstance(committed, int):
+        return f"{base}+{committed}"
+    return str(d.get(f"{side}_strength"))
+
+
+def _conflict(w: Words, d: Mapping[str, Any]) -> str:
+    """Who beat whom with what, whose leader goes home; in the board game also what else
+    left the board and what the winner scored, when the viewer may see it (the domain's
+    redaction leaves ``points`` out for the other seats while scoring is secret)."""
     attacker, defender = d.get("attacker"), d.get("defender")
-    strength = {attacker: d.get("attacker_strength"), defender: d.get("defender_strength")}
+    strength = {attacker: _strength(d, "attacker"), defender: _strength(d, "defender")}
     winner = d.get("winner")
-    loser = defender if winner == attacker else attacker
+    loser = d.get("loser", defender if winner == attacker else attacker)
     values = {
         "winner": w.player(winner),
         "loser": w.player(loser),
@@ -405,7 +417,41 @@ def _cards_conflict(w: Words, d: Mapping[str, Any]) -> str:
             "War ({colour}): {winner} ({won}) beats {loser} ({lost}); "
             "the leader of {loser} goes home"
         )
-    return sentence.format(**values)
+    clauses = [sentence.format(**values)]
+    removed = [p for p in d.get("removed", ()) if isinstance(p, Mapping)]
+    tiles = sum(1 for p in removed if p.get("piece") == "tile")
+    if tiles:
+        clauses.append(
+            w.t.ngettext(
+                "{count} tile leaves the board", "{count} tiles leave the board", tiles
+            ).format(count=tiles)
+        )
+    for piece in removed:
+        if piece.get("piece") != "leader":
+            continue
+        if piece.get("seat") == loser and piece.get("colour") == d.get("colour"):
+            continue  # the loser's leader: said already
+        clauses.append(
+            w.t.gettext("{player} takes {leader} back").format(
+                player=w.player(piece.get("seat")), leader=w.leader(piece.get("colour"))
+            )
+        )
+    for scored in d.get("points", ()) or ():
+        if not isinstance(scored, Mapping):
+            continue
+        count = int(scored.get("count", 0))
+        clauses.append(
+            w.t.ngettext(
+                "{player} scores {count} {colour} point",
+                "{player} scores {count} {colour} points",
+                count,
+            ).format(
+                player=w.player(scored.get("seat")),
+                count=count,
+                colour=w.colour(scored.get("colour")),
+            )
+        )
+    return "; ".join(clauses)
 
 
 def _cards_treasure_swapped(w: Words, d: Mapping[str, Any]) -> str:
@@ -481,7 +527,7 @@ DESCRIBERS: dict[str, Describer] = {
     "cards.ShipBuilt": _cards_ship,
     "cards.WarChosen": _war_chosen,
     "cards.CardsCommitted": _cards_committed,
-    "cards.ConflictResolved": _cards_conflict,
+    "cards.ConflictResolved": _conflict,
     "cards.TreasureSwapped": _cards_treasure_swapped,
     "cards.TurnBegan": _cards_turn_began,
     "cards.GameEnded": _cards_ended,

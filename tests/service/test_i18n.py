@@ -163,6 +163,36 @@ def test_a_conflict_says_who_won_with_what_and_whose_leader_goes_home() -> None:
     )
 
 
+def test_a_conflict_with_its_strengths_split_says_base_plus_committed() -> None:
+    # Given a card game's conflict recorded at version 2 (the loser named, each strength
+    # split into its base and the cards committed)
+    conflict = {
+        "kind": "revolt",
+        "colour": "red",
+        "attacker": 0,
+        "defender": 1,
+        "attacker_strength": 5,
+        "defender_strength": 3,
+        "winner": 0,
+        "loser": 1,
+        "attacker_base": 3,
+        "attacker_committed": 2,
+        "defender_base": 2,
+        "defender_committed": 1,
+    }
+    # Then each side's strength is told as base plus committed
+    assert describe("cards.ConflictResolved", conflict, ("Anna", "Ben"), "en") == (
+        "Revolt (red): Anna (3+2) beats Ben (2+1); the leader of Ben goes home"
+    )
+    # And a version 1 conflict upcast with the split unknown tells the totals
+    unknown = dict.fromkeys(
+        ("attacker_base", "attacker_committed", "defender_base", "defender_committed")
+    )
+    assert describe("cards.ConflictResolved", conflict | unknown, ("Anna", "Ben"), "en") == (
+        "Revolt (red): Anna (5) beats Ben (3); the leader of Ben goes home"
+    )
+
+
 @pytest.mark.parametrize("language", LANGUAGES)
 def test_a_draw_seen_by_another_seat_names_no_tile(language: str) -> None:
     # Given seat 0's draw as seat 1 sees it (the domain's redaction: a count, no tiles)
