@@ -369,7 +369,9 @@ class Work:
         if c.kind == REVOLT:
             self.remove_leader(loser_at)  # B-REVOLT-5
             self.score(winner, RED)
-            self.resolved = _outcome(c, leader, winner, loser, removed, RED, 1)
+            self.resolved = _outcome(
+                c, leader=leader, winner=winner, loser=loser, removed=removed, colour=RED, points=1
+            )
             return
         board = self.board
         lost = supporters(board, self.unification, loser_at, c.colour)
@@ -393,7 +395,15 @@ class Work:
             for i, sq in standing
             if self.leaders[i] < 0
         ]
-        self.resolved = _outcome(c, leader, winner, loser, removed, c.colour, 1 + len(lost))
+        self.resolved = _outcome(
+            c,
+            leader=leader,
+            winner=winner,
+            loser=loser,
+            removed=removed,
+            colour=c.colour,
+            points=1 + len(lost),
+        )
 
     def next_war(self, step: Wars) -> bool:
         """B-WAR-8: drop wars whose leaders were split apart; start the one left, or have
@@ -415,6 +425,7 @@ class Work:
 
 def _outcome(
     c: Conflict,
+    *,
     leader: int,
     winner: int,
     loser: int,

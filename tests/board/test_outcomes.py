@@ -21,8 +21,8 @@ from domain.board import (
     evolve,
     fold,
 )
-from domain.board.explain import explain
 from domain.board.events import PieceRemoved, PointsScored
+from domain.board.explain import explain
 from domain.board.views import event_view
 from domain.common.autoplay import play_random_game
 from domain.common.colours import Colour
@@ -48,7 +48,7 @@ def revolt_settled() -> tuple[State, list[Event]]:
 # rule B-REVOLT-4
 def test_the_defenders_commitment_is_followed_by_the_revolts_outcome() -> None:
     # given a revolt whose attacker committed 2 temples on a base of 2
-    revolt, events = revolt_settled()
+    _, events = revolt_settled()
     # when the defender commits 3 on a base of 1
     # then the commitment comes first, the record of the outcome right after it
     assert events[0] == SupportCommitted(1, 3)

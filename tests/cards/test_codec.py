@@ -165,12 +165,12 @@ def test_a_stored_game_of_version_1_conflicts_folds_as_it_was_played() -> None:
     # given a game stored when ConflictResolved was at version 1
     game = play_random_game(RULES, 3, 44)
     stored = []
+    new = ("loser", "attacker_base", "attacker_committed", "defender_base", "defender_committed")
     for name, version, data in (EVENTS.encode(e) for e in game.events):
         if name == "ConflictResolved":
-            old = ("loser", "attacker_base", "attacker_committed")
-            old += ("defender_base", "defender_committed")
-            version, data = 1, {k: v for k, v in data.items() if k not in old}
-        stored.append((name, version, data))
+            stored.append((name, 1, {k: v for k, v in data.items() if k not in new}))
+        else:
+            stored.append((name, version, data))
     assert any(version == 1 for name, version, _ in stored if name == "ConflictResolved")
 
     # when they are decoded and folded
