@@ -72,7 +72,7 @@ class Secrets:
                 assert not mine, f"seat {seat} received seat {owner}'s {mine}"
             # a conflict's outcome: the points the winner scored are the winner's secret
             winner = found.get("winner")
-            if "points" in found and isinstance(winner, int) and winner != seat:
+            if "points" in found and type(winner) is int and winner != seat:
                 raise AssertionError(f"seat {seat} received seat {winner}'s conflict points")
 
 
