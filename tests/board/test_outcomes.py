@@ -24,8 +24,8 @@ from domain.board import (
 from domain.board.events import PieceRemoved, PointsScored
 from domain.board.explain import explain
 from domain.board.views import event_view
-from domain.common.autoplay import play_random_game
 from domain.common.colours import Colour
+from tests.autoplay import play_random_game
 from tests.board.helpers import pos, run
 from tests.board.test_conflicts import REVOLT_BOARD, WAR_BOARD
 
@@ -51,7 +51,7 @@ def test_the_defenders_commitment_is_followed_by_the_revolts_outcome() -> None:
     _, events = revolt_settled()
     # when the defender commits 3 on a base of 1
     # then the commitment comes first, the record of the outcome right after it
-    assert events[0] == SupportCommitted(1, 3)
+    assert events[0] == SupportCommitted(1, R, 3)
     assert isinstance(events[1], ConflictResolved)
     # and the record names the sides, each strength as base plus committed, and the winner
     outcome = events[1]
@@ -166,7 +166,7 @@ def test_the_attackers_commitment_settles_nothing_and_has_no_record() -> None:
     state = pos(REVOLT_BOARD, ("rrkkbg", "rrrkbg"))
     revolt, _ = run(state, PlaceLeader(0, R, (5, 8)))
     _, events = run(revolt, CommitSupport(0, 2))
-    assert events == [SupportCommitted(0, 2)]
+    assert events == [SupportCommitted(0, R, 2)]
 
 
 # rule B-HIDDEN-1
