@@ -262,13 +262,15 @@ def _components() -> dict[str, JSON]:
             return f"{title}{cls.__name__}"
 
         for cls in nested_dataclasses(rules.events):
+            if cls.__name__ != "Options":  # a record inside an event, always complete
+                out[name_of(cls)] = record_schema(cls, name_of)
+                continue
             schema = record_schema(cls, name_of, all_required=False)
             schema["description"] = (
                 f"{schema.get('description', 'Rule options.')} Unknown options are refused."
             )
             out[name_of(cls)] = schema
-            if cls.__name__ == "Options":
-                options[kind] = name_of(cls)
+            options[kind] = name_of(cls)
         commands: dict[str, str] = {}
         for name in rules.commands.names:
             component = f"{title}Command{name}"

@@ -25,6 +25,7 @@ from domain.board.decide import decide
 from domain.board.events import (
     EVENTS,
     CatastrophePlaced,
+    ConflictResolved,
     Event,
     GameEnded,
     GameStarted,
@@ -64,6 +65,7 @@ __all__ = [
     "Command",
     "CommitSupport",
     "Conflict",
+    "ConflictResolved",
     "DeclineMonument",
     "Event",
     "GameEnded",

@@ -1,6 +1,7 @@
 """``decide``: judge a command by guard clauses, each naming its rule id.
 
-A valid command yields its own event; if that completes the turn's second
+A valid command yields its own event (a commitment that settles a conflict, with the
+record of its outcome, ``ConflictResolved``); if that completes the turn's second
 action, the refill draws, ``TurnEnded`` and possibly ``GameEnded`` follow in
 the same list (B-TURN-4, B-END-1, B-END-2).
 """
@@ -39,7 +40,7 @@ from domain.board.events import (
     TurnEnded,
     WarChosen,
 )
-from domain.board.evolve import evolve_ahead
+from domain.board.evolve import evolve_ahead, settle
 from domain.board.flow import awaited_seat, decision_rule
 from domain.board.geometry import (
     BORDER_TREASURES,
@@ -163,7 +164,9 @@ def _judge(state: State, command: Command) -> list[Event]:
     if isinstance(command, Pass):
         return [Passed(command.seat)]
     if isinstance(command, CommitSupport):
-        return [_commit(state, command)]
+        committed = _commit(state, command)
+        outcome = settle(state, committed)  # B-REVOLT-4, B-WAR-5: the defender's settles it
+        return [committed] if outcome is None else [committed, outcome]
     if isinstance(command, ChooseWar):
         colour = to_colour(command.colour, "colour")
         # B-WAR-2: only a pending war can be chosen

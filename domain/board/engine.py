@@ -12,7 +12,8 @@ from collections.abc import Sequence
 from dataclasses import replace
 from math import comb
 
-from domain.board.geometry import BLOCKS_OF, BORDER_TREASURES, NEIGHBOURS, SQUARES, block
+from domain.board.events import ConflictResolved, PieceRemoved, PointsScored
+from domain.board.geometry import BLOCKS_OF, BORDER_TREASURES, NEIGHBOURS, SQUARES, block, coords
 from domain.board.model import (
     CATASTROPHE,
     EMPTY,
@@ -41,6 +42,7 @@ from domain.board.model import (
     Wars,
 )
 from domain.board.regions import Regions, fill, region, regions
+from domain.common.colours import COLOURS
 
 
 def leader_owner(code: int) -> int:
@@ -75,6 +77,7 @@ class Work:
         "out",
         "points",
         "reg",
+        "resolved",
         "state",
         "taken",
         "treasures",
@@ -103,6 +106,7 @@ class Work:
         self.conflict = s.conflict
         self.unification = s.unification
         self.ended = s.ended
+        self.resolved: ConflictResolved | None = None  # the outcome ``resolve`` settled
         self.reg: Regions | None = (
             regions(s) if s.cache is not None and "regions" in s.cache else None
         )
@@ -357,11 +361,17 @@ class Work:
     def resolve(self, c: Conflict) -> None:
         attacker_wins = c.attacker_base + c.attacker_commit > c.defender_base + c.defender_commit
         winner = c.attacker if attacker_wins else c.defender  # a tie goes to the defender
+        loser = c.defender if attacker_wins else c.attacker
         loser_at = c.defender_at if attacker_wins else c.attacker_at
+        leader = leader_colour(self.board[loser_at])
         self.conflict = None
+        removed = [PieceRemoved("leader", COLOURS[leader], coords(loser_at), loser)]
         if c.kind == REVOLT:
             self.remove_leader(loser_at)  # B-REVOLT-5
             self.score(winner, RED)
+            self.resolved = _outcome(
+                c, leader=leader, winner=winner, loser=loser, removed=removed, colour=RED, points=1
+            )
             return
         board = self.board
         lost = supporters(board, self.unification, loser_at, c.colour)
@@ -375,9 +385,25 @@ class Work:
             ]
         for sq in lost:
             self.set(sq, EMPTY)
+            removed.append(PieceRemoved("tile", COLOURS[c.colour], coords(sq), None))
         self.out[c.colour] += len(lost)
         self.score(winner, c.colour, 1 + len(lost))
+        standing = [(i, sq) for i, sq in enumerate(self.leaders) if sq >= 0]
         self.return_stranded_leaders()
+        removed += [
+            PieceRemoved("leader", COLOURS[i & 3], coords(sq), i >> 2)
+            for i, sq in standing
+            if self.leaders[i] < 0
+        ]
+        self.resolved = _outcome(
+            c,
+            leader=leader,
+            winner=winner,
+            loser=loser,
+            removed=removed,
+            colour=c.colour,
+            points=1 + len(lost),
+        )
 
     def next_war(self, step: Wars) -> bool:
         """B-WAR-8: drop wars whose leaders were split apart; start the one left, or have
@@ -395,6 +421,35 @@ class Work:
             self.agenda[0] = Wars(wars)
             self.agenda.insert(0, ChooseWar(self.active, wars))
         return True
+
+
+def _outcome(
+    c: Conflict,
+    *,
+    leader: int,
+    winner: int,
+    loser: int,
+    removed: list[PieceRemoved],
+    colour: int,
+    points: int,
+) -> ConflictResolved:
+    """The record of a settled conflict (``ConflictResolved``)."""
+    return ConflictResolved(
+        kind=c.kind,
+        colour=COLOURS[leader],
+        attacker=c.attacker,
+        defender=c.defender,
+        attacker_strength=c.attacker_base + c.attacker_commit,
+        defender_strength=c.defender_base + c.defender_commit,
+        winner=winner,
+        loser=loser,
+        attacker_base=c.attacker_base,
+        attacker_committed=c.attacker_commit,
+        defender_base=c.defender_base,
+        defender_committed=c.defender_commit,
+        removed=tuple(removed),
+        points=(PointsScored(winner, COLOURS[colour], points),),
+    )
 
 
 def _forced(found: Sequence[int], take: int) -> list[int]:

@@ -3,6 +3,11 @@
 Events record what was decided; the consequences that follow from the rules
 alone (points, conflicts resolved, leaders returned, forced treasures) are
 derived again by ``evolve``, so an event never duplicates the rules.
+
+The one record of a consequence is :class:`ConflictResolved`: ``decide`` appends it to
+the commitment that settles a revolt or a war, for readers (a client, the explanation),
+and ``evolve`` leaves the state as it is: the commitment already settled the conflict.
+So a stream stored before the event existed, which lacks it, folds to the same states.
 """
 
 from __future__ import annotations
@@ -118,6 +123,54 @@ class SupportCommitted(Event):
     seat: int
     colour: Colour | None
     count: int
+
+
+@dataclass(frozen=True, slots=True)
+class PieceRemoved:
+    """A piece a conflict took off the board: a `leader` (back to its owner, `seat`) or a
+    `tile` (out of the game; `seat` null)."""
+
+    piece: str  # "leader" or "tile"
+    colour: Colour
+    at: Square
+    seat: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class PointsScored:
+    """`seat` scored `count` victory points of `colour`."""
+
+    seat: int
+    colour: Colour
+    count: int
+
+
+@EVENTS.register("ConflictResolved", 1)
+@dataclass(frozen=True, slots=True)
+class ConflictResolved(Event):
+    """The outcome of a revolt or a war (`kind`), recorded right after the defender's
+    commitment that settled it; `colour` is the two leaders'. Each side's strength is its
+    base (adjacent temples in a revolt, B-REVOLT-2; supporters in a war, B-WAR-4) plus the
+    tiles it committed; the higher wins, a tie goes to the defender (B-REVOLT-4, B-WAR-5).
+    `removed`: every piece that left the board with it (the loser's leader, a war's lost
+    supporters, leaders left without a temple); `points`: what the winner scored (left out
+    for the other seats while victory points are secret). A record only: the state is the
+    same with or without it, so games stored before it existed are unchanged."""
+
+    kind: str  # "revolt" or "war"
+    colour: Colour
+    attacker: int
+    defender: int
+    attacker_strength: int
+    defender_strength: int
+    winner: int
+    loser: int
+    attacker_base: int
+    attacker_committed: int
+    defender_base: int
+    defender_committed: int
+    removed: tuple[PieceRemoved, ...]
+    points: tuple[PointsScored, ...]
 
 
 @EVENTS.register("WarChosen", 1)

@@ -2,7 +2,9 @@
 
 Events carry only what a player decided (or drew); points, conflict outcomes,
 leaders returning (B-LEADER-7), forced treasures and monument VP follow from
-the rules (``domain.board.engine``), so they are derived again here.
+the rules (``domain.board.engine``), so they are derived again here. The record of a
+conflict's outcome (``ConflictResolved``) changes nothing: the commitment before it
+settled the conflict, as it did in streams stored before the record existed.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from typing import Any
 from domain.board.engine import Work, leader_colour, leader_owner
 from domain.board.events import (
     CatastrophePlaced,
+    ConflictResolved,
     Event,
     GameEnded,
     GameStarted,
@@ -89,6 +92,15 @@ def evolve_ahead(state: State, event: Event) -> State:
     after = evolve(state, event)
     state.memo()[_AHEAD] = (event, after)
     return after
+
+
+def settle(state: State, event: SupportCommitted) -> ConflictResolved | None:
+    """The outcome ``event`` settles on ``state`` (None: the defender has yet to commit),
+    for ``decide`` to record; the state after ``event`` is left as ``evolve_ahead`` does."""
+    w = Work(state)
+    _support_committed(w, event)
+    state.memo()[_AHEAD] = (event, w.freeze())
+    return w.resolved
 
 
 def fold(events: Iterable[Event]) -> State:
@@ -174,6 +186,10 @@ def _support_committed(w: Work, e: SupportCommitted) -> None:
     w.advance()
 
 
+def _conflict_resolved(w: Work, e: ConflictResolved) -> None:
+    """A record only: ``_support_committed`` settled the conflict (B-REVOLT-4, B-WAR-5)."""
+
+
 def _war_chosen(w: Work, e: WarChosen) -> None:
     colour = colour_index(e.colour)
     del w.agenda[0]  # the ChooseWar step answered; the Wars step follows it
@@ -233,6 +249,7 @@ _HANDLERS: dict[type[Event], Callable[[Work, Any], None]] = {
     TilesSwapped: _tiles_swapped,
     Passed: _passed,
     SupportCommitted: _support_committed,
+    ConflictResolved: _conflict_resolved,
     WarChosen: _war_chosen,
     MonumentBuilt: _monument_built,
     MonumentDeclined: _monument_declined,

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from domain.board.events import (
     CatastrophePlaced,
+    ConflictResolved,
     Event,
     GameEnded,
     GameStarted,
@@ -31,6 +32,7 @@ from domain.board.events import (
 from domain.board.evolve import evolve
 from domain.board.geometry import BORDER_TREASURES
 from domain.board.model import CHOOSE_WAR, COMMIT, MONUMENT, REFILL, REVOLT, WAR, State
+from domain.common.colours import Colour
 from domain.common.trail import Trail, walk
 
 
@@ -88,6 +90,15 @@ def explain_event(before: State | None, event: Event, after: State) -> Trail:
                 ids += ["B-REVOLT-2", "B-REVOLT-5"]
             else:
                 ids += ["B-WAR-4", "B-WAR-6", "B-WAR-7", "B-WAR-8"]
+    elif isinstance(event, ConflictResolved):  # the record of what the commitment settled
+        if event.kind == REVOLT:
+            ids += ["B-REVOLT-4", "B-REVOLT-5"]
+        else:
+            ids += ["B-WAR-5", "B-WAR-6"]
+            if event.colour == Colour.RED:
+                ids.append("B-WAR-7")
+            if sum(1 for r in event.removed if r.piece == "leader") > 1:
+                ids.append("B-LEADER-7")
     elif isinstance(event, MonumentBuilt):
         ids += ["B-MONUMENT-1", "B-MONUMENT-2", "B-MONUMENT-5"]
     elif isinstance(event, MonumentDeclined):

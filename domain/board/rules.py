@@ -68,6 +68,7 @@ RULES = BoardRules(
     load_position_fn=load_position,
     schemas=SCHEMAS,
     redacted=REDACTED,
+    records=frozenset({"ConflictResolved"}),
     enums={
         "Monument": (tuple(str(m) for m in MONUMENTS), "A monument, by its two colours."),
         "ConflictKind": (("revolt", "war"), "A revolt (over a leader) or a war (over a kingdom)."),

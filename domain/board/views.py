@@ -11,7 +11,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from domain.board.events import EVENTS, Event, GameStarted, TilesDrawn, TilesSwapped
+from domain.board.events import (
+    EVENTS,
+    ConflictResolved,
+    Event,
+    GameStarted,
+    TilesDrawn,
+    TilesSwapped,
+)
 from domain.board.flow import awaited_seat
 from domain.board.geometry import coords
 from domain.board.model import (
@@ -227,6 +234,7 @@ REDACTED: dict[str, tuple[tuple[str, ...], dict[str, str]]] = {
     "GameStarted": (("seed",), {}),
     "TilesDrawn": (("tiles",), {"count": "integer"}),
     "TilesSwapped": (("black", "red", "blue", "green", "drawn"), {"count": "integer"}),
+    "ConflictResolved": (("points",), {}),
 }
 
 
@@ -245,4 +253,10 @@ def event_view(
         data = {"seat": event.seat, "count": len(event.tiles)}
     elif isinstance(event, TilesSwapped) and event.seat != viewer:
         data = {"seat": event.seat, "count": len(event.drawn)}
+    elif (
+        isinstance(event, ConflictResolved)
+        and event.winner != viewer
+        and not open_scoring(state_after)
+    ):
+        del data["points"]  # B-HIDDEN-1: victory points are secret (committed tiles are not)
     return data

@@ -344,7 +344,8 @@ def resolve_conflict(state: State) -> ConflictResolved:
     assert conflict is not None
     attack, defence = display.strengths(state)
     # C-REVOLT-3 / C-WAR-4: higher wins, a tie goes to the defender.
-    winner = conflict.attacker if attack > defence else conflict.defender
+    attacker_wins = attack > defence
+    committed = max(conflict.attacker_cards, 0), max(conflict.defender_cards, 0)
     return ConflictResolved(
         conflict.kind,
         conflict.colour,
@@ -352,7 +353,12 @@ def resolve_conflict(state: State) -> ConflictResolved:
         conflict.defender,
         attack,
         defence,
-        winner,
+        winner=conflict.attacker if attacker_wins else conflict.defender,
+        loser=conflict.defender if attacker_wins else conflict.attacker,
+        attacker_base=attack - committed[0],
+        attacker_committed=committed[0],
+        defender_base=defence - committed[1],
+        defender_committed=committed[1],
     )
 
 

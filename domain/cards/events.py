@@ -121,10 +121,15 @@ class CardsCommitted:
     count: int
 
 
-@EVENTS.register("ConflictResolved")
+@EVENTS.register("ConflictResolved", 2)
 @dataclass(frozen=True, slots=True)
 class ConflictResolved:
-    """The outcome of the current conflict; the loser's leader goes home."""
+    """The outcome of the current conflict (`kind`: revolt or war; `colour`: the two
+    leaders'); the loser's leader goes home. Each side's strength is its base (a red card
+    under the leader in a revolt, C-REVOLT-2; cards of the colour in its kingdom in a war,
+    C-WAR-3) plus the cards it committed. Version 2 names the `loser` and splits each
+    strength into `_base` and `_committed`, as the board game's event does; for a conflict
+    stored at version 1 the split is unknown (null)."""
 
     kind: str  # "revolt" or "war"
     colour: Colour
@@ -133,6 +138,11 @@ class ConflictResolved:
     attacker_strength: int
     defender_strength: int
     winner: int
+    loser: int
+    attacker_base: int | None
+    attacker_committed: int | None
+    defender_base: int | None
+    defender_committed: int | None
 
 
 @EVENTS.register("TreasureSwapped")
@@ -163,6 +173,18 @@ def _game_started_v1(data: JSON) -> JSON:
     if isinstance(options, dict):  # anything else is left for the decoder to refuse
         return {**data, "options": {**options, "trader_takes_one": False}}
     return data
+
+
+@EVENTS.upcaster("ConflictResolved", 1)
+def _conflict_resolved_v1(data: JSON) -> JSON:
+    """Version 1 named the winner only: the loser is the other side; how each strength
+    split into base and committed cards was not recorded (the event alone cannot tell)."""
+    winner, attacker, defender = data.get("winner"), data.get("attacker"), data.get("defender")
+    loser = defender if winner == attacker else attacker
+    unknown = dict.fromkeys(
+        ("attacker_base", "attacker_committed", "defender_base", "defender_committed")
+    )
+    return {**data, "loser": loser, **unknown}
 
 
 Event = (

@@ -85,6 +85,7 @@ class GameAdapter(Generic[S, C, E]):
     # The contract, the rules page, the bots
     schemas: Mapping[str, JSON] = field(default_factory=dict)
     redacted: Mapping[str, Redaction] = field(default_factory=dict)
+    records: frozenset[str] = frozenset()
     enums: Mapping[str, SharedEnum] = field(default_factory=dict)
     rules_markdown_fn: Callable[[], str] = lambda: ""
     determinize_fn: Callable[[Mapping[str, Any], random.Random], S] | None = None

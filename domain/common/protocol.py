@@ -43,6 +43,9 @@ class GameRules(Protocol[S, C, E]):
     # and ``<Kind>Map`` (and the records they refer to), by component name.
     schemas: Mapping[str, JSON]
     redacted: Mapping[str, Redaction]  # by event name: what ``event_view`` may hide
+    # Event names that only record what the rules derived (``evolve`` changes nothing on
+    # them): a stream stored before one existed lacks it, and is no less right.
+    records: frozenset[str]
     enums: Mapping[str, SharedEnum]  # by component name (``Monument``): enums named once
     playouts_per_ms: float  # the bots' search rate on one core (think time -> playouts)
 

@@ -20,6 +20,7 @@ from service.application.record import (
     sees_all,
     visible_command,
 )
+from service.application.rendering import event_json
 from service.i18n.describe import rule_words
 from service.rules import rule_url
 
@@ -91,6 +92,9 @@ def explanation_json(found: Explanation, caller: Caller, language: str) -> dict[
         "game_id": game.game_id,
         "version": found.event.version,
         "type": found.event.type,
+        # the event itself as the events endpoint shows it to the caller: for a conflict's
+        # outcome (``ConflictResolved``) its sides, strengths, winner, removals and points
+        "event": event_json(found.event, caller, game, language=language),
         "command_version": found.command_version,
         "command": None if command is None else _command(command),
         "actor": str(metadata.get("actor", "system")),

@@ -1167,6 +1167,7 @@ SCHEMAS: dict[str, dict[str, Any]] = {
             "game_id",
             "version",
             "type",
+            "event",
             "command_version",
             "command",
             "actor",
@@ -1183,6 +1184,17 @@ SCHEMAS: dict[str, dict[str, Any]] = {
             "game_id": {"type": "string"},
             "version": {"type": "integer", "minimum": 1},
             "type": {"type": "string", "description": "The type of the event at `version`."},
+            "event": {
+                "description": (
+                    "The event at `version` as the events endpoint shows it to the caller. "
+                    "For a conflict's outcome (`board.ConflictResolved`, "
+                    "`cards.ConflictResolved`) it names the attacker and defender, each "
+                    "strength (base and committed), the winner and loser and, on the board, "
+                    "every piece removed and the points scored (points only for a seat that "
+                    "may see them)."
+                ),
+                "allOf": [ref("Event")],
+            },
             "command_version": {
                 "type": "integer",
                 "minimum": 1,

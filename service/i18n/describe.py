@@ -527,6 +527,7 @@ DESCRIBERS: dict[str, Describer] = {
     "cards.ShipBuilt": _cards_ship,
     "cards.WarChosen": _war_chosen,
     "cards.CardsCommitted": _cards_committed,
+    "board.ConflictResolved": _conflict,
     "cards.ConflictResolved": _conflict,
     "cards.TreasureSwapped": _cards_treasure_swapped,
     "cards.TurnBegan": _cards_turn_began,

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from domain.cards import COMMANDS, EVENTS, RULES, GameStarted, fold
+from domain.cards import COMMANDS, EVENTS, RULES, ConflictResolved, GameStarted, fold
 from domain.cards.model import Options
 from domain.common.errors import FormatError
 from tests.autoplay import play_random_game
@@ -22,7 +22,8 @@ def test_every_event_and_command_of_a_game_round_trips() -> None:
     for event in game.events:
         name, version, data = EVENTS.encode(event)
         assert name == type(event).__name__
-        assert version == (2 if name == "GameStarted" else 1)  # v2: the fourth variant
+        # v2: the fourth variant; the outcome's loser and base/committed split
+        assert version == (2 if name in ("GameStarted", "ConflictResolved") else 1)
         assert EVENTS.decode(name, version, json.loads(json.dumps(data))) == event
     for command in game.commands:
         assert COMMANDS.from_json(json.loads(json.dumps(COMMANDS.to_json(command)))) == command
@@ -135,6 +136,48 @@ def test_a_stored_game_of_version_1_events_folds_as_it_was_played() -> None:
 
     # then the game is the same one, German trader included
     assert folded == game.final and folded.options.trader_takes_one is False
+
+
+def test_a_stored_version_1_conflict_resolved_reads_with_its_loser_and_an_unknown_split() -> None:
+    # given a ConflictResolved stored at version 1 (totals and winner only)
+    stored = {
+        "kind": "war",
+        "colour": "blue",
+        "attacker": 2,
+        "defender": 0,
+        "attacker_strength": 3,
+        "defender_strength": 3,
+        "winner": 0,
+    }
+
+    # when it is read
+    event = EVENTS.decode("ConflictResolved", 1, stored)
+
+    # then the loser is the other side, and the split it never recorded is null
+    assert isinstance(event, ConflictResolved)
+    assert (event.winner, event.loser) == (0, 2)
+    assert (event.attacker_strength, event.defender_strength) == (3, 3)
+    assert event.attacker_base is None and event.attacker_committed is None
+    assert event.defender_base is None and event.defender_committed is None
+
+
+def test_a_stored_game_of_version_1_conflicts_folds_as_it_was_played() -> None:
+    # given a game stored when ConflictResolved was at version 1
+    game = play_random_game(RULES, 3, 44)
+    stored = []
+    new = ("loser", "attacker_base", "attacker_committed", "defender_base", "defender_committed")
+    for name, version, data in (EVENTS.encode(e) for e in game.events):
+        if name == "ConflictResolved":
+            stored.append((name, 1, {k: v for k, v in data.items() if k not in new}))
+        else:
+            stored.append((name, version, data))
+    assert any(version == 1 for name, version, _ in stored if name == "ConflictResolved")
+
+    # when they are decoded and folded
+    folded = fold(EVENTS.decode(n, v, json.loads(json.dumps(d))) for n, v, d in stored)
+
+    # then the game is the same one
+    assert folded == game.final
 
 
 def test_a_version_1_game_started_with_bad_options_is_still_a_format_error() -> None:

@@ -75,6 +75,10 @@ def test_revolt_counts_red_cards_only_plus_one_for_a_leader_on_a_red_card() -> N
     _, events = play(attack, CommitCards(1, 1))
     outcome = next(e for e in events if isinstance(e, ConflictResolved))
     assert (outcome.attacker_strength, outcome.defender_strength) == (2, 2)
+    # the record splits each strength as the board game's does: base plus committed
+    assert (outcome.attacker_base, outcome.attacker_committed) == (0, 2)
+    assert (outcome.defender_base, outcome.defender_committed) == (1, 1)
+    assert (outcome.winner, outcome.loser) == (1, 0)  # a tie goes to the defender
 
 
 # rule C-REVOLT-3

@@ -235,3 +235,43 @@ def test_support_is_told_as_temples_to_a_revolt_or_tiles_to_a_war_by_its_rule_tr
     assert describe("board.SupportCommitted", support, names, "it", war) == (
         "Ben impegna 2 tessere nel conflitto esterno"
     )
+
+
+def test_a_board_conflict_tells_what_left_the_board_and_the_points_only_to_who_sees_them() -> None:
+    # Given a board war Anna won: Ben's priest and two of his supporting tiles left the
+    # board, Cleo's trader lost its temple, and Anna scored 3 red points
+    war = {
+        "kind": "war",
+        "colour": "red",
+        "attacker": 0,
+        "defender": 1,
+        "attacker_strength": 5,
+        "defender_strength": 3,
+        "winner": 0,
+        "loser": 1,
+        "attacker_base": 3,
+        "attacker_committed": 2,
+        "defender_base": 2,
+        "defender_committed": 1,
+        "removed": [
+            {"piece": "leader", "colour": "red", "at": [3, 4], "seat": 1},
+            {"piece": "tile", "colour": "red", "at": [3, 5], "seat": None},
+            {"piece": "tile", "colour": "red", "at": [3, 6], "seat": None},
+            {"piece": "leader", "colour": "green", "at": [4, 4], "seat": 2},
+        ],
+        "points": [{"seat": 0, "colour": "red", "count": 3}],
+    }
+    names = ("Anna", "Ben", "Cleo")
+    # Then the winner (or anyone once scoring is open) reads the whole outcome
+    assert describe("board.ConflictResolved", war, names, "en") == (
+        "War (red): Anna (3+2) beats Ben (2+1); the leader of Ben goes home; "
+        "2 tiles leave the board; Cleo takes the trader back; Anna scores 3 red points"
+    )
+    assert describe("board.ConflictResolved", war, names, "de").endswith(
+        "Anna erhält 3 Siegpunkte (rot)"
+    )
+    # And another seat, whose view has no points while scoring is secret, reads none
+    hidden = {key: value for key, value in war.items() if key != "points"}
+    for language in LANGUAGES:
+        told = describe("board.ConflictResolved", hidden, names, language)
+        assert "3" not in told.rpartition(";")[2], (language, told)

@@ -485,3 +485,55 @@ def test_a_claim_is_re_derived_from_its_command_even_when_rehashed(
     assert imported.info.seat_names == ("Ann", "Bea", "Cyd")
     again = service.archive.export(imported.game_id, viewer=None, admin=True).body
     assert record.verify(again, GAMES).header["seats"] == ["Ann", "Bea", "Cyd"]
+
+
+def test_a_board_record_from_before_conflict_outcomes_were_recorded_still_verifies(
+    records: dict[str, bytes],
+) -> None:
+    """Given a board record as a game stored before ``ConflictResolved`` existed exports it
+    (no such lines; the versions after them one lower), when it is verified, then it does:
+    the rules derive the record of each outcome, but it changes no state (``records``)."""
+    parsed = lines(records["board"])
+    header, events = parsed[0], parsed[1:]
+    reverted = next(e["version"] for e in events if e["type"] == "service.GameReverted")
+    outcomes = [e["version"] for e in events if e["type"] == "board.ConflictResolved"]
+    assert outcomes and min(outcomes) > reverted  # so no undo names a version that moves
+    old = [e for e in events if e["type"] != "board.ConflictResolved"]
+    for number, event in enumerate(old, start=1):
+        event["version"] = number
+    header["events"] = len(old)
+    verified = record.verify(rehashed([header, *old]), GAMES)
+    assert len(verified.events) == len(old) and GAMES["board"].is_over(verified.state)
+    # and an outcome the rules would not derive is still named
+    changed = lines(records["board"])
+    target = next(e for e in changed[1:] if e["type"] == "board.ConflictResolved")
+    target["data"]["winner"] = target["data"]["loser"]
+    with pytest.raises(record.Disagreement) as caught:
+        record.verify(rehashed(changed), GAMES)
+    assert caught.value.version == target["version"]
+
+
+def test_a_cards_record_with_version_1_conflict_outcomes_still_verifies(
+    records: dict[str, bytes],
+) -> None:
+    """Given a cards record whose ``ConflictResolved`` lines are at schema version 1 (no
+    loser, no base/committed split), when it is verified, then it does: an event recorded
+    at an older version agrees on the fields it recorded."""
+    parsed = lines(records["cards"])
+    added = ("loser", "attacker_base", "attacker_committed", "defender_base", "defender_committed")
+    found = 0
+    for event in parsed[1:]:
+        if event["type"] == "cards.ConflictResolved":
+            event["schema"] = 1
+            event["data"] = {k: v for k, v in event["data"].items() if k not in added}
+            found += 1
+    assert found
+    assert GAMES["cards"].is_over(record.verify(rehashed(parsed), GAMES).state)
+    # and a version 1 outcome with another winner is still named
+    target = next(e for e in parsed[1:] if e["type"] == "cards.ConflictResolved")
+    target["data"]["winner"] = target["data"][
+        "defender" if target["data"]["winner"] == target["data"]["attacker"] else "attacker"
+    ]
+    with pytest.raises(record.Disagreement) as caught:
+        record.verify(rehashed(parsed), GAMES)
+    assert caught.value.version == target["version"]

@@ -107,3 +107,41 @@ def test_after_the_end_everyone_gets_everything(api: Api, client: FlaskClient) -
     assert moved["command"] in moved["alternatives"]
     exported = client.get(f"/games/{game.game_id}/record")
     assert b'"complete":true' in exported.data.splitlines()[0]
+
+
+def test_a_conflicts_outcome_explained_names_sides_strengths_winner_removals_and_points(
+    api: Api, client: FlaskClient
+) -> None:
+    """rule B-REVOLT-5, B-WAR-6: given a board game played until a conflict is settled, the
+    explanation of the version of its outcome names it all; its points only to the winner."""
+    game = api.create("board", 2, seed=SEED)
+    rng = random.Random(7)
+    outcome: dict[str, Any] | None = None
+    for _ in range(400):  # bounded: a seeded game has a conflict within a few dozen commands
+        seat = api.awaited(game)[0]
+        posted = api.command(game, seat, rng.choice(api.legal(game, seat)))
+        assert posted.status_code == 200
+        found = [e for e in posted.get_json()["events"] if e["type"] == "board.ConflictResolved"]
+        if found:
+            outcome = found[0]
+            break
+    assert outcome is not None, "no conflict settled"
+    version, data = outcome["version"], outcome["data"]
+    winner, loser = data["winner"], data["loser"]
+
+    full = _explain(client, game.game_id, version, admin())
+    won = _explain(client, game.game_id, version, game.seat(winner))
+    lost = _explain(client, game.game_id, version, game.seat(loser))
+    watched = _explain(client, game.game_id, version, {})
+
+    assert full["type"] == "board.ConflictResolved" and full["event"]["version"] == version
+    named = full["event"]["data"]
+    assert {named["attacker"], named["defender"]} == {winner, loser}
+    assert named["attacker_strength"] == named["attacker_base"] + named["attacker_committed"]
+    assert named["defender_strength"] == named["defender_base"] + named["defender_committed"]
+    assert named["removed"][0]["piece"] == "leader" and named["removed"][0]["seat"] == loser
+    assert named["points"] and all(p["seat"] == winner for p in named["points"])
+    assert {"B-REVOLT-5", "B-WAR-6"} & {r["id"] for r in full["rules"]}
+    assert won["event"]["data"] == named
+    for other in (lost, watched):  # B-HIDDEN-1: the points are secret, the rest is not
+        assert other["event"]["data"] == {k: v for k, v in named.items() if k != "points"}

@@ -70,6 +70,10 @@ class Secrets:
             if isinstance(owner, int) and owner != seat:
                 mine = self.private & set(found)
                 assert not mine, f"seat {seat} received seat {owner}'s {mine}"
+            # a conflict's outcome: the points the winner scored are the winner's secret
+            winner = found.get("winner")
+            if "points" in found and type(winner) is int and winner != seat:
+                raise AssertionError(f"seat {seat} received seat {winner}'s conflict points")
 
 
 def _log(client: FlaskClient, game: Game, headers: dict[str, str]) -> list[Any]:

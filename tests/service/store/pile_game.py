@@ -159,6 +159,7 @@ class PileRules:
     events: TypeRegistry[PileEvent] = EVENTS
     schemas: Mapping[str, JSON] = SCHEMAS
     redacted: Mapping[str, Redaction] = REDACTED
+    records: frozenset[str] = frozenset()
     enums: Mapping[str, SharedEnum] = {}
     playouts_per_ms: float = 20.0
 
