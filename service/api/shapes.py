@@ -11,6 +11,50 @@ from typing import Any
 from service.api.declare import ref
 from service.api.schemas import TEXT_DESCRIPTION, TEXT_PATTERN
 
+_WEBHOOK: dict[str, Any] = {
+    "type": "object",
+    "required": [
+        "id",
+        "url",
+        "events",
+        "seat",
+        "status",
+        "disabled_reason",
+        "failures",
+        "delivered_version",
+        "created_at",
+        "next_attempt_at",
+    ],
+    "additionalProperties": False,
+    "properties": {
+        "id": {"type": "string", "pattern": "^[0-9a-f]{32}$"},
+        "url": {"type": "string"},
+        "events": {"type": "array", "items": {"type": "string"}},
+        "seat": {"type": ["integer", "null"]},
+        "status": ref("WebhookStatus"),
+        "disabled_reason": {"type": ["string", "null"]},
+        "failures": {
+            "type": "integer",
+            "minimum": 0,
+            "description": "Failed deliveries in a row.",
+        },
+        "delivered_version": {
+            "type": "integer",
+            "minimum": 0,
+            "description": "The last game version delivered.",
+        },
+        "created_at": {"type": "string", "format": "date-time"},
+        "next_attempt_at": {
+            "type": ["string", "null"],
+            "format": "date-time",
+            "description": (
+                "After a failed attempt, when the next one is due (no attempt "
+                "before); null otherwise."
+            ),
+        },
+    },
+}
+
 SCHEMAS: dict[str, dict[str, Any]] = {
     "StreamTicket": {
         "type": "object",
@@ -273,94 +317,16 @@ SCHEMAS: dict[str, dict[str, Any]] = {
             "again."
         ),
     },
-    "Webhook": {
-        "type": "object",
-        "required": [
-            "id",
-            "url",
-            "events",
-            "seat",
-            "status",
-            "disabled_reason",
-            "failures",
-            "delivered_version",
-            "created_at",
-            "next_attempt_at",
-        ],
-        "additionalProperties": False,
-        "properties": {
-            "id": {"type": "string", "pattern": "^[0-9a-f]{32}$"},
-            "url": {"type": "string"},
-            "events": {"type": "array", "items": {"type": "string"}},
-            "seat": {"type": ["integer", "null"]},
-            "status": ref("WebhookStatus"),
-            "disabled_reason": {"type": ["string", "null"]},
-            "failures": {
-                "type": "integer",
-                "minimum": 0,
-                "description": "Failed deliveries in a row.",
-            },
-            "delivered_version": {
-                "type": "integer",
-                "minimum": 0,
-                "description": "The last game version delivered.",
-            },
-            "created_at": {"type": "string", "format": "date-time"},
-            "next_attempt_at": {
-                "type": ["string", "null"],
-                "format": "date-time",
-                "description": (
-                    "After a failed attempt, when the next one is due (no attempt "
-                    "before); null otherwise."
-                ),
-            },
-        },
-    },
+    "Webhook": _WEBHOOK,
     "WebhookCreated": {
         "type": "object",
         "description": (
             "A new subscription (a `Webhook`) and its signing secret, shown only here."
         ),
-        "required": [
-            "id",
-            "url",
-            "events",
-            "seat",
-            "status",
-            "disabled_reason",
-            "failures",
-            "delivered_version",
-            "created_at",
-            "next_attempt_at",
-            "secret",
-        ],
+        "required": [*_WEBHOOK["required"], "secret"],
         "additionalProperties": False,
         "properties": {
-            "id": {"type": "string", "pattern": "^[0-9a-f]{32}$"},
-            "url": {"type": "string"},
-            "events": {"type": "array", "items": {"type": "string"}},
-            "seat": {"type": ["integer", "null"]},
-            "status": ref("WebhookStatus"),
-            "disabled_reason": {"type": ["string", "null"]},
-            "failures": {
-                "type": "integer",
-                "minimum": 0,
-                "description": "Failed deliveries in a row.",
-            },
-            "delivered_version": {
-                "type": "integer",
-                "minimum": 0,
-                "description": "The last game version delivered.",
-            },
-            "created_at": {"type": "string", "format": "date-time"},
-            "next_attempt_at": {
-                "type": ["string", "null"],
-                "format": "date-time",
-                "description": (
-                    "After a failed attempt, when the next one is due (no attempt "
-                    "before); null otherwise."
-                ),
-            },
+            **_WEBHOOK["properties"],
             "secret": {
                 "type": "string",
                 "pattern": "^whsec_",
