@@ -7,7 +7,7 @@ from functools import cache
 from flask import Blueprint, Response
 
 from service.api.context import act_as, caller_for, services
-from service.api.declare import body, ok, operation
+from service.api.declare import GAME_WRITE_PROBLEMS, body, ok, operation
 from service.api.http import (
     command_meta,
     expected_version,
@@ -231,20 +231,7 @@ def _envelope_schema() -> CommandEnvelopeSchema:
             },
         )
     },
-    problems=[
-        "RateLimited",
-        "BadRequest",
-        "Unauthorized",
-        "Forbidden",
-        "NotFound",
-        "Conflict",
-        "PreconditionFailed",
-        "TooLarge",
-        "UnsupportedMediaType",
-        "Unprocessable",
-        "PreconditionRequired",
-        "Unavailable",
-    ],
+    problems=GAME_WRITE_PROBLEMS,
 )
 def post_command(game_id: str) -> Response:
     caller = caller_for(game_id)

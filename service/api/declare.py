@@ -257,3 +257,33 @@ def declared(view: Callable[..., Any]) -> JSON | None:
     """What :func:`operation` attached to ``view``, if anything."""
     found: JSON | None = getattr(view, ATTRIBUTE, None)
     return found
+
+
+# The problems of a view's declaration that several views share, named once.
+
+# A read of one game as the caller's seat may see it, answered 304 to a matching ETag.
+GAME_READ_PROBLEMS: tuple[str, ...] = (
+    "NotModified",
+    "RateLimited",
+    "Unauthorized",
+    "NotFound",
+    "Unavailable",
+    "BadRequest",
+    "Forbidden",
+)
+
+# A seat's write to one game, with If-Match (required) and a JSON body.
+GAME_WRITE_PROBLEMS: tuple[str, ...] = (
+    "RateLimited",
+    "BadRequest",
+    "Unauthorized",
+    "Forbidden",
+    "NotFound",
+    "Conflict",
+    "PreconditionFailed",
+    "TooLarge",
+    "UnsupportedMediaType",
+    "Unprocessable",
+    "PreconditionRequired",
+    "Unavailable",
+)

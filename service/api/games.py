@@ -9,7 +9,7 @@ from marshmallow import ValidationError
 
 from service.api.auth import Caller
 from service.api.context import caller_for, services
-from service.api.declare import body, ok, operation, query
+from service.api.declare import GAME_READ_PROBLEMS, body, ok, operation, query
 from service.api.http import (
     command_meta,
     idempotency_key,
@@ -405,15 +405,7 @@ def seat_token_json(seat: int, name: str, token: str) -> dict[str, object]:
     summary="A game's metadata.",
     parameters=["PlayerSeat", "IfNoneMatch"],
     responses={200: ok("The game.", "Game", headers={"ETag": "ETag"})},
-    problems=[
-        "NotModified",
-        "RateLimited",
-        "Unauthorized",
-        "NotFound",
-        "Unavailable",
-        "BadRequest",
-        "Forbidden",
-    ],
+    problems=GAME_READ_PROBLEMS,
 )
 def get_game(game_id: str) -> Response:
     caller_for(game_id)

@@ -7,7 +7,7 @@ from flask import Blueprint, Response
 
 from service.api.auth import Caller
 from service.api.context import caller_for, services
-from service.api.declare import body, ok, operation, ref
+from service.api.declare import GAME_READ_PROBLEMS, GAME_WRITE_PROBLEMS, body, ok, operation, ref
 from service.api.http import command_meta, expected_version, json_response, load_body
 from service.api.moves import next_move
 from service.api.presenters import undo_json
@@ -43,15 +43,7 @@ def _meta(caller: Caller) -> CommandMeta:
             headers={"ETag": "ETag"},
         )
     },
-    problems=[
-        "NotModified",
-        "RateLimited",
-        "Unauthorized",
-        "NotFound",
-        "Unavailable",
-        "BadRequest",
-        "Forbidden",
-    ],
+    problems=GAME_READ_PROBLEMS,
 )
 def list_undo_requests(game_id: str) -> Response:
     caller_for(game_id)
@@ -67,15 +59,7 @@ def list_undo_requests(game_id: str) -> Response:
     summary="One undo request.",
     parameters=["PlayerSeat", "IfNoneMatch"],
     responses={200: ok("The request.", "UndoRequest", headers={"ETag": "ETag"})},
-    problems=[
-        "NotModified",
-        "RateLimited",
-        "Unauthorized",
-        "NotFound",
-        "Unavailable",
-        "BadRequest",
-        "Forbidden",
-    ],
+    problems=GAME_READ_PROBLEMS,
 )
 def get_undo_request(game_id: str, request_id: str) -> Response:
     caller_for(game_id)
@@ -127,20 +111,7 @@ def get_undo_request(game_id: str, request_id: str) -> Response:
             },
         )
     },
-    problems=[
-        "RateLimited",
-        "BadRequest",
-        "Unauthorized",
-        "Forbidden",
-        "NotFound",
-        "Conflict",
-        "PreconditionFailed",
-        "TooLarge",
-        "UnsupportedMediaType",
-        "Unprocessable",
-        "PreconditionRequired",
-        "Unavailable",
-    ],
+    problems=GAME_WRITE_PROBLEMS,
 )
 def request_undo(game_id: str) -> Response:
     caller = caller_for(game_id)
@@ -171,20 +142,7 @@ def request_undo(game_id: str) -> Response:
     parameters=["PlayerSeat", "IfMatch", "XRequestId", "PreferMinimal"],
     request_body=body(UndoAnswerSchema, example={"approve": True}),
     responses={200: ok("The request after the answer.", "UndoRequest", headers={"ETag": "ETag"})},
-    problems=[
-        "RateLimited",
-        "BadRequest",
-        "Unauthorized",
-        "Forbidden",
-        "NotFound",
-        "Conflict",
-        "PreconditionFailed",
-        "TooLarge",
-        "UnsupportedMediaType",
-        "Unprocessable",
-        "PreconditionRequired",
-        "Unavailable",
-    ],
+    problems=GAME_WRITE_PROBLEMS,
 )
 def answer_undo(game_id: str, request_id: str) -> Response:
     caller = caller_for(game_id)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from flask import Blueprint, Response
 
 from service.api.context import caller_for, services
-from service.api.declare import ok, operation
+from service.api.declare import GAME_READ_PROBLEMS, ok, operation
 from service.api.http import json_response, not_modified
 from service.api.moves import legal_json, pending_json
 from service.api.presenters import clock_json, state_json
@@ -32,15 +32,7 @@ blueprint = Blueprint("views", __name__)
     ),
     parameters=["PlayerSeat", "IfNoneMatch"],
     responses={200: ok("The state view.", "StateView", headers={"ETag": "ETag"})},
-    problems=[
-        "NotModified",
-        "RateLimited",
-        "Unauthorized",
-        "NotFound",
-        "Unavailable",
-        "BadRequest",
-        "Forbidden",
-    ],
+    problems=GAME_READ_PROBLEMS,
 )
 def get_state(game_id: str) -> Response:
     caller = caller_for(game_id)
@@ -113,15 +105,7 @@ def get_state_at(game_id: str, version: int) -> Response:
             headers={"ETag": "ETag"},
         )
     },
-    problems=[
-        "NotModified",
-        "RateLimited",
-        "Unauthorized",
-        "NotFound",
-        "Unavailable",
-        "BadRequest",
-        "Forbidden",
-    ],
+    problems=GAME_READ_PROBLEMS,
 )
 def get_pending(game_id: str) -> Response:
     caller_for(game_id)
