@@ -300,7 +300,7 @@ def list_games() -> Response:
         "correlation id.\n"
     ),
     security=[],
-    parameters=["PlayerSeat", "IdempotencyKey", "XRequestId", "PreferMinimal", "AcceptLanguage"],
+    parameters=["IdempotencyKey", "XRequestId", "PreferMinimal", "AcceptLanguage"],
     path_parameters=[
         {
             "name": "seat",

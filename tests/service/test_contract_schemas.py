@@ -341,3 +341,24 @@ def test_the_maps_query_parameters_are_every_option_of_every_game() -> None:
         for name, schema in spec_schemas()[f"{_title(kind)}Options"]["properties"].items()
     }
     assert declared == wanted
+
+
+def test_no_operation_names_two_of_its_parameters_alike() -> None:
+    """A query parameter named like a path parameter (``?seat=`` beside ``{seat}``) is two
+    boxes of one name in a form and one ambiguous word in a generated client."""
+    # Given every operation of the committed contract with its parameters resolved
+    raw = yaml.safe_load(SPEC_PATH.read_text(encoding="utf-8"))
+    shared = raw["components"]["parameters"]
+    clashes = []
+    for path, item in raw["paths"].items():
+        for method, operation in item.items():
+            if not isinstance(operation, dict) or "operationId" not in operation:
+                continue
+            names = [
+                (shared[p["$ref"].rsplit("/", 1)[1]] if "$ref" in p else p)["name"].lower()
+                for p in [*item.get("parameters", []), *operation.get("parameters", [])]
+            ]
+            # Then no name comes twice, whatever the parameter's place (path, query, header)
+            if len(names) != len(set(names)):
+                clashes.append((method, path, sorted(n for n in set(names) if names.count(n) > 1)))
+    assert clashes == []
