@@ -15,7 +15,7 @@ from service.api.context import caller_for, services
 from service.api.declare import ok, operation
 from service.api.http import json_response
 from service.api.logs import REQUEST_ID_KEY
-from service.api.problems import ApiProblem, forbidden
+from service.api.problems import ApiProblem, forbidden, unauthorized
 from service.application.archive_tier import Archiver
 
 blueprint = Blueprint("archives", __name__)
@@ -23,9 +23,18 @@ blueprint = Blueprint("archives", __name__)
 log = logging.getLogger("tigris.archive")
 
 
-def _archiver(game_id: str) -> Archiver:
-    caller = caller_for(game_id)
-    if not caller.admin:
+def _archiver() -> Archiver:
+    """The archiver, for the admin only: asked before the game is looked up, so that no
+    caller but the admin learns whether a game exists (401 without a token, else 403)."""
+    try:
+        caller = caller_for(None)
+    except ApiProblem as problem:
+        if problem.status != 401:
+            raise
+        caller = None  # a token, and not the admin's
+    if caller is not None and caller.is_spectator:
+        raise unauthorized("the admin token is required to move games between the tiers")
+    if caller is None or not caller.admin:
         raise forbidden("only the admin token may move games between the tiers")
     archiver = services().games.archiver
     if archiver is None:
@@ -54,7 +63,7 @@ def _archiver(game_id: str) -> Archiver:
     problems=["RateLimited", "Unauthorized", "Forbidden", "NotFound", "Conflict", "Unavailable"],
 )
 def archive_game(game_id: str) -> Response:
-    outcome = _archiver(game_id).archive(game_id, force=True)
+    outcome = _archiver().archive(game_id, force=True)
     log.warning("admin archived game %s: %s", game_id, outcome.outcome)
     return json_response(
         {
@@ -84,7 +93,7 @@ def archive_game(game_id: str) -> Response:
 )
 def rehydrate_game(game_id: str) -> Response:
     request_id = str(request.environ.get(REQUEST_ID_KEY) or "")
-    done, record = _archiver(game_id).rehydrate(game_id, by=f"admin request {request_id}")
+    done, record = _archiver().rehydrate(game_id, by=f"admin request {request_id}")
     log.warning("admin rehydrated game %s (request %s): %s", game_id, request_id, done)
     return json_response(
         {

@@ -137,6 +137,6 @@ def _seat_param() -> int | None:
     raw = request.args.get("seat")
     if raw is None:
         return None
-    if not raw.isascii() or not raw.isdigit() or len(raw) > 1:
+    if raw not in {"0", "1", "2", "3"}:
         raise bad_request("query parameter 'seat' must be a seat number (0-3)", "seat")
     return int(raw)

@@ -238,7 +238,8 @@ def bound_players(specs: list[dict[str, Any]], caller: Caller, names: list[str])
             )
         record = services().games.players.get(player_id)
         if record is None:
-            raise bad_request(f"no player {player_id}", "seats")
+            # A well-formed body naming what does not exist: unprocessable, as schemas' 422s.
+            raise ValidationError({"seats": [f"seat {seat} names no known player {player_id!r}"]})
         names[seat] = names[seat] or record.name
         bound[seat] = player_id
     return bound

@@ -292,7 +292,7 @@ class PlayerGamesQuerySchema(Schema):
         },
     )
     cursor = fields.String(
-        validate=validate.Regexp(r"^[!-~]{1,200}\Z"),
+        validate=validate.Regexp(r"^[0-9]{15}:[A-Za-z0-9_-]{1,64}\Z"),
         load_default=None,
         metadata={
             "pattern": "^[0-9]{15}:[A-Za-z0-9_-]{1,64}$",

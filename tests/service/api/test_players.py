@@ -161,9 +161,10 @@ def test_only_a_player_or_the_admin_binds_a_seat_to_that_player(http: Http) -> N
     # when Eve (or a caller with no token) names Ann's player for a seat: refused
     assert http.post("/games", body, eve["key"]).status_code == 403
     assert http.post("/games", body).status_code == 403
-    # an unknown player is a bad request, even for the admin
+    # an unknown player is an unprocessable body (422 naming `seats`), even for the admin
     unknown = {"kind": "board", "seats": [{"type": "player", "player": "0" * 32}, "Cy"]}
-    assert http.post("/games", unknown, ADMIN_TOKEN).status_code == 400
+    refused = http.post("/games", unknown, ADMIN_TOKEN)
+    assert refused.status_code == 422 and refused.json()["field"] == "seats"
     # the admin may bind anyone's seat; the named seat still gets its token
     created = http.create(body, ADMIN_TOKEN)
     assert created["seats"][0]["player"] == ann["player_id"] and "token" in created["seats"][1]
