@@ -34,8 +34,9 @@ from service.application.mapper import (
     GameInfo,
     StoredEvent,
     open_seats_field,
+    players_field,
 )
-from service.application.players import Membership, PlayerGames, lists_of, players_field
+from service.application.players import Membership, PlayerGames, lists_of
 from service.application.record import CLAIM_SEAT
 from service.application.repository import GameRepository, LoadedGame
 from service.application.tokens import derived_token, hash_token, new_salt, new_tokens

@@ -53,7 +53,6 @@ from domain.common.protocol import GameRules
 from service.application.bots import BotSeat, bots_field, parse_bots
 from service.application.chain import COMMAND_KEY, HASH_KEY, TRAIL_KEY, link_of
 from service.application.clocks import ClockSpec, clock_field, parse_clock
-from service.application.players import parse_players, players_field
 from service.events import (
     SERVICE_EVENT_TYPES,
     SERVICE_EVENTS,
@@ -584,3 +583,16 @@ METADATA_UPCASTERS: dict[int, Callable[[Mapping[str, Any]], dict[str, Any]]] = {
     1: _upcast_v1,
     2: _upcast_v2,
 }
+
+
+# The seats bound to players, as the game's info keeps them (``service.application.players``
+# reads and keeps the players' lists; the info field is the mapper's, so no cycle).
+def players_field(players: Mapping[int, str]) -> str:
+    return json.dumps({str(seat): players[seat] for seat in sorted(players)})
+
+
+def parse_players(raw: str | None) -> dict[int, str]:
+    if not raw:
+        return {}
+    loaded: dict[str, Any] = json.loads(raw)
+    return {int(seat): str(player) for seat, player in loaded.items()}

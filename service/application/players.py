@@ -22,14 +22,13 @@ again from the games (``python -m service rebuild-index`` does, after the game i
 from __future__ import annotations
 
 import hmac
-import json
 import re
 import secrets
 import uuid
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from service.application.tokens import TOKEN_BYTES, hash_token
 from service.store.port import PlayerRecord, PlayerStore
@@ -173,14 +172,3 @@ class PlayerGames:
 
 def sorted_lists(lists: Iterable[str | None]) -> list[str | None]:
     return sorted(lists, key=lambda name: "" if name is None else name)
-
-
-def players_field(players: Mapping[int, str]) -> str:
-    return json.dumps({str(seat): players[seat] for seat in sorted(players)})
-
-
-def parse_players(raw: str | None) -> dict[int, str]:
-    if not raw:
-        return {}
-    loaded: dict[str, Any] = json.loads(raw)
-    return {int(seat): str(player) for seat, player in loaded.items()}
