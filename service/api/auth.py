@@ -21,6 +21,7 @@ from typing import Protocol
 
 from flask import request
 
+from domain.games import seat_range
 from service.api.problems import bad_request, forbidden, unauthorized
 from service.application.players import is_player_key
 from service.application.tokens import Credentials
@@ -137,6 +138,7 @@ def _seat_param() -> int | None:
     raw = request.args.get("seat")
     if raw is None:
         return None
-    if raw not in {"0", "1", "2", "3"}:
-        raise bad_request("query parameter 'seat' must be a seat number (0-3)", "seat")
+    seats = seat_range()[1]
+    if raw not in {str(seat) for seat in range(seats)}:
+        raise bad_request(f"query parameter 'seat' must be a seat number (0-{seats - 1})", "seat")
     return int(raw)

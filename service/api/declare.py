@@ -34,7 +34,17 @@ from typing import Any, TypeVar
 
 from marshmallow import Schema
 
+from domain.games import seat_range
+
 JSON = dict[str, Any]
+
+
+def seat_number(**more: Any) -> JSON:
+    """A seat number's schema, bounded by the registered game with the most seats (a new
+    dict each time: the document repeats it rather than sharing one YAML anchor)."""
+    return {"type": "integer", "minimum": 0, "maximum": seat_range()[1] - 1, **more}
+
+
 F = TypeVar("F", bound=Callable[..., Any])
 ATTRIBUTE = "__openapi__"
 # Request bodies' examples that name a game (no service module names one), by operationId:
@@ -97,7 +107,7 @@ PARAMETERS: dict[str, JSON] = {
         "what a spectator sees (never the union of its seats' views) and a write is a 400. "
         "With one seat the key acts as that seat. Ignored with any other token (but a value "
         "that is no seat number is a 400).",
-        "schema": {"type": "integer", "minimum": 0, "maximum": 3},
+        "schema": seat_number(),
     },
     "PreferMinimal": {
         "name": "Prefer",

@@ -9,7 +9,7 @@ from marshmallow import ValidationError
 
 from service.api.auth import Caller
 from service.api.context import caller_for, services
-from service.api.declare import GAME_READ_PROBLEMS, body, ok, operation, query
+from service.api.declare import GAME_READ_PROBLEMS, body, ok, operation, query, seat_number
 from service.api.http import (
     command_meta,
     idempotency_key,
@@ -308,7 +308,7 @@ def list_games() -> Response:
             "in": "path",
             "required": True,
             "description": "The open seat to claim (0-3).",
-            "schema": {"type": "integer", "minimum": 0, "maximum": 3},
+            "schema": seat_number(),
         }
     ],
     request_body=body(SeatClaimSchema, example={"name": "Bob"}),

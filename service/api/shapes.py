@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from service.api.declare import ref
+from service.api.declare import ref, seat_number
 from service.api.schemas import TEXT_DESCRIPTION, TEXT_PATTERN
 
 _WEBHOOK: dict[str, Any] = {
@@ -155,7 +155,7 @@ SCHEMAS: dict[str, dict[str, Any]] = {
             "open_seats": {
                 "type": "array",
                 "description": "The seats still open, for `game-not-started`.",
-                "items": {"type": "integer", "minimum": 0, "maximum": 3},
+                "items": seat_number(),
             },
             "limit": {
                 "type": "integer",
@@ -297,9 +297,7 @@ SCHEMAS: dict[str, dict[str, Any]] = {
                 ),
             },
             "seat": {
-                "type": ["integer", "null"],
-                "minimum": 0,
-                "maximum": 3,
+                **seat_number(type=["integer", "null"]),
                 "description": (
                     "The seat whose view the events show. With a seat token, that "
                     "token's seat (absent, or the same seat); with the admin "
@@ -545,7 +543,7 @@ SCHEMAS: dict[str, dict[str, Any]] = {
                     "required": ["seat", "remaining_ms", "deadline"],
                     "additionalProperties": False,
                     "properties": {
-                        "seat": {"type": "integer", "minimum": 0, "maximum": 3},
+                        "seat": seat_number(),
                         "remaining_ms": {"type": "integer", "minimum": 0},
                         "deadline": {"type": "string", "format": "date-time"},
                     },
@@ -593,7 +591,7 @@ SCHEMAS: dict[str, dict[str, Any]] = {
         "required": ["seat", "name", "open"],
         "additionalProperties": False,
         "properties": {
-            "seat": {"type": "integer", "minimum": 0, "maximum": 3},
+            "seat": seat_number(),
             "name": {"type": "string"},
             "open": {"type": "boolean", "description": "True while the seat waits to be claimed."},
             "dynasty": {"type": "string"},
@@ -605,7 +603,7 @@ SCHEMAS: dict[str, dict[str, Any]] = {
         "required": ["seat", "name", "open"],
         "additionalProperties": False,
         "properties": {
-            "seat": {"type": "integer", "minimum": 0, "maximum": 3},
+            "seat": seat_number(),
             "name": {"type": "string"},
             "open": {"type": "boolean", "enum": [True]},
         },
@@ -615,7 +613,7 @@ SCHEMAS: dict[str, dict[str, Any]] = {
         "required": ["seat", "name", "token", "authorization"],
         "additionalProperties": False,
         "properties": {
-            "seat": {"type": "integer", "minimum": 0, "maximum": 3},
+            "seat": seat_number(),
             "name": {"type": "string"},
             "token": {
                 "type": "string",
@@ -639,7 +637,7 @@ SCHEMAS: dict[str, dict[str, Any]] = {
         "required": ["seat", "name", "bot"],
         "additionalProperties": False,
         "properties": {
-            "seat": {"type": "integer", "minimum": 0, "maximum": 3},
+            "seat": seat_number(),
             "name": {"type": "string"},
             "bot": ref("BotSeat"),
         },
@@ -718,7 +716,7 @@ SCHEMAS: dict[str, dict[str, Any]] = {
         "required": ["seat", "name", "player"],
         "additionalProperties": False,
         "properties": {
-            "seat": {"type": "integer", "minimum": 0, "maximum": 3},
+            "seat": seat_number(),
             "name": {"type": "string"},
             "player": ref("PlayerId"),
         },
@@ -757,7 +755,7 @@ SCHEMAS: dict[str, dict[str, Any]] = {
         "required": ["seat", "name", "mine", "open"],
         "additionalProperties": False,
         "properties": {
-            "seat": {"type": "integer", "minimum": 0, "maximum": 3},
+            "seat": seat_number(),
             "name": {"type": "string"},
             "mine": {"type": "boolean", "description": "Bound to the calling player."},
             "open": {"type": "boolean"},
@@ -787,20 +785,20 @@ SCHEMAS: dict[str, dict[str, Any]] = {
             "status": ref("Status"),
             "version": {"type": "integer", "minimum": 1},
             "seats": {"type": "array", "items": ref("PlayerGameSeat")},
-            "my_seats": {"type": "array", "items": {"type": "integer", "minimum": 0, "maximum": 3}},
+            "my_seats": {"type": "array", "items": seat_number()},
             "turn": {
                 "type": "object",
                 "required": ["number", "seat"],
                 "additionalProperties": False,
                 "properties": {
                     "number": {"type": "integer", "minimum": 0},
-                    "seat": {"type": ["integer", "null"], "minimum": 0, "maximum": 3},
+                    "seat": seat_number(type=["integer", "null"]),
                 },
             },
             "awaited": {
                 "type": "array",
                 "description": "The seats whose input the game awaits.",
-                "items": {"type": "integer", "minimum": 0, "maximum": 3},
+                "items": seat_number(),
             },
             "awaiting_me": {
                 "type": "boolean",
@@ -895,7 +893,7 @@ SCHEMAS: dict[str, dict[str, Any]] = {
         "additionalProperties": False,
         "properties": {
             "version": {"type": "integer", "minimum": 1},
-            "awaited": {"type": "array", "items": {"type": "integer", "minimum": 0, "maximum": 3}},
+            "awaited": {"type": "array", "items": seat_number()},
             "over": {"type": "boolean"},
             "turn": {
                 "type": "object",
