@@ -7,7 +7,7 @@ from functools import cache
 from flask import Blueprint, Response
 
 from service.api.context import act_as, caller_for, services
-from service.api.declare import GAME_WRITE_PROBLEMS, body, ok, operation
+from service.api.declare import GAME_WRITE_PROBLEMS, body, links, ok, operation
 from service.api.http import (
     command_meta,
     expected_version,
@@ -219,16 +219,7 @@ def _envelope_schema() -> CommandEnvelopeSchema:
                     "schema": {"type": "string", "enum": ["true", "false"]},
                 },
             },
-            links={
-                "GetState": {
-                    "operationId": "getState",
-                    "parameters": {"game_id": "$request.path.game_id"},
-                },
-                "ListEvents": {
-                    "operationId": "listEvents",
-                    "parameters": {"game_id": "$request.path.game_id"},
-                },
-            },
+            links=links("$request.path.game_id", "getState", "listEvents"),
         )
     },
     problems=GAME_WRITE_PROBLEMS,

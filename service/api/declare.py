@@ -297,3 +297,20 @@ GAME_WRITE_PROBLEMS: tuple[str, ...] = (
     "PreconditionRequired",
     "Unavailable",
 )
+
+
+# OpenAPI links: an answer's value a later operation takes, e.g. the new ETag as If-Match.
+ETAG_AS_IF_MATCH = {"header.If-Match": "$response.header.ETag"}
+
+
+def links(game_id: str, *operations: str | tuple[str, dict[str, str]]) -> JSON:
+    """Links from an answer to the operations named (``operationId``, or one with more
+    parameters), each given the game's id from ``game_id`` (a runtime expression)."""
+    found: JSON = {}
+    for operation in operations:
+        operation_id, more = (operation, {}) if isinstance(operation, str) else operation
+        found[operation_id[:1].upper() + operation_id[1:]] = {
+            "operationId": operation_id,
+            "parameters": {"game_id": game_id, **more},
+        }
+    return found

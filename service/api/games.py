@@ -9,7 +9,16 @@ from marshmallow import ValidationError
 
 from service.api.auth import Caller
 from service.api.context import caller_for, services
-from service.api.declare import GAME_READ_PROBLEMS, body, ok, operation, query, seat_number
+from service.api.declare import (
+    ETAG_AS_IF_MATCH,
+    GAME_READ_PROBLEMS,
+    body,
+    links,
+    ok,
+    operation,
+    query,
+    seat_number,
+)
 from service.api.http import (
     command_meta,
     idempotency_key,
@@ -88,64 +97,20 @@ blueprint = Blueprint("games", __name__)
                     "schema": {"type": "string", "enum": ["true", "false"]},
                 },
             },
-            links={
-                "GetGame": {
-                    "operationId": "getGame",
-                    "parameters": {"game_id": "$response.body#/game/game_id"},
-                },
-                "ClaimSeat": {
-                    "operationId": "claimSeat",
-                    "parameters": {
-                        "game_id": "$response.body#/game/game_id",
-                        "seat": "$response.body#/seats/1/seat",
-                    },
-                },
-                "GetState": {
-                    "operationId": "getState",
-                    "parameters": {"game_id": "$response.body#/game/game_id"},
-                },
-                "GetLegalCommands": {
-                    "operationId": "getLegalCommands",
-                    "parameters": {"game_id": "$response.body#/game/game_id"},
-                },
-                "GetPending": {
-                    "operationId": "getPending",
-                    "parameters": {"game_id": "$response.body#/game/game_id"},
-                },
-                "ListEvents": {
-                    "operationId": "listEvents",
-                    "parameters": {"game_id": "$response.body#/game/game_id"},
-                },
-                "GetStateAt": {
-                    "operationId": "getStateAt",
-                    "parameters": {
-                        "game_id": "$response.body#/game/game_id",
-                        "version": "$response.body#/game/version",
-                    },
-                },
-                "GetResult": {
-                    "operationId": "getResult",
-                    "parameters": {"game_id": "$response.body#/game/game_id"},
-                },
-                "ListUndoRequests": {
-                    "operationId": "listUndoRequests",
-                    "parameters": {"game_id": "$response.body#/game/game_id"},
-                },
-                "PostCommand": {
-                    "operationId": "postCommand",
-                    "parameters": {
-                        "game_id": "$response.body#/game/game_id",
-                        "header.If-Match": "$response.header.ETag",
-                    },
-                },
-                "RequestUndo": {
-                    "operationId": "requestUndo",
-                    "parameters": {
-                        "game_id": "$response.body#/game/game_id",
-                        "header.If-Match": "$response.header.ETag",
-                    },
-                },
-            },
+            links=links(
+                "$response.body#/game/game_id",
+                "getGame",
+                ("claimSeat", {"seat": "$response.body#/seats/1/seat"}),
+                "getState",
+                "getLegalCommands",
+                "getPending",
+                "listEvents",
+                ("getStateAt", {"version": "$response.body#/game/version"}),
+                "getResult",
+                "listUndoRequests",
+                ("postCommand", ETAG_AS_IF_MATCH),
+                ("requestUndo", ETAG_AS_IF_MATCH),
+            ),
         )
     },
     problems=[

@@ -7,7 +7,16 @@ from flask import Blueprint, Response
 
 from service.api.auth import Caller
 from service.api.context import caller_for, services
-from service.api.declare import GAME_READ_PROBLEMS, GAME_WRITE_PROBLEMS, body, ok, operation, ref
+from service.api.declare import (
+    ETAG_AS_IF_MATCH,
+    GAME_READ_PROBLEMS,
+    GAME_WRITE_PROBLEMS,
+    body,
+    links,
+    ok,
+    operation,
+    ref,
+)
 from service.api.http import command_meta, expected_version, json_response, load_body
 from service.api.moves import next_move
 from service.api.presenters import undo_json
@@ -92,23 +101,11 @@ def get_undo_request(game_id: str, request_id: str) -> Response:
             "The request (open, or already applied).",
             "UndoRequest",
             headers={"ETag": "ETag", "Location": "Location"},
-            links={
-                "GetUndoRequest": {
-                    "operationId": "getUndoRequest",
-                    "parameters": {
-                        "game_id": "$request.path.game_id",
-                        "request_id": "$response.body#/request_id",
-                    },
-                },
-                "AnswerUndo": {
-                    "operationId": "answerUndo",
-                    "parameters": {
-                        "game_id": "$request.path.game_id",
-                        "request_id": "$response.body#/request_id",
-                        "header.If-Match": "$response.header.ETag",
-                    },
-                },
-            },
+            links=links(
+                "$request.path.game_id",
+                ("getUndoRequest", {"request_id": "$response.body#/request_id"}),
+                ("answerUndo", {"request_id": "$response.body#/request_id", **ETAG_AS_IF_MATCH}),
+            ),
         )
     },
     problems=GAME_WRITE_PROBLEMS,

@@ -19,7 +19,7 @@ from marshmallow import RAISE, Schema, fields, validate
 from service.api.auth import bearer_token, is_admin
 from service.api.background import triggers
 from service.api.context import services
-from service.api.declare import body, ok, operation, ref
+from service.api.declare import body, links, ok, operation, ref
 from service.api.http import json_response, load_body
 from service.api.problems import ApiProblem, conflict, forbidden, not_found, unauthorized
 from service.api.schemas import SeatNumber, StrictInteger
@@ -177,22 +177,11 @@ def _managed(game_id: str, act: Callable[[Webhooks, Subscriber], Any]) -> Any:
             "The subscription, with its secret (shown once).",
             "WebhookCreated",
             headers={"Location": "Location"},
-            links={
-                "GetWebhook": {
-                    "operationId": "getWebhook",
-                    "parameters": {
-                        "game_id": "$request.path.game_id",
-                        "webhook_id": "$response.body#/id",
-                    },
-                },
-                "GetWebhookDeliveries": {
-                    "operationId": "getWebhookDeliveries",
-                    "parameters": {
-                        "game_id": "$request.path.game_id",
-                        "webhook_id": "$response.body#/id",
-                    },
-                },
-            },
+            links=links(
+                "$request.path.game_id",
+                ("getWebhook", {"webhook_id": "$response.body#/id"}),
+                ("getWebhookDeliveries", {"webhook_id": "$response.body#/id"}),
+            ),
         )
     },
     problems=[
