@@ -235,18 +235,22 @@ def operation(
     responses: Mapping[int, JSON],
     problems: Sequence[str] = (),
     description: str | None = None,
-    parameters: Sequence[str | JSON] = (),
+    parameters: Sequence[str | JSON] | Callable[[], Sequence[str | JSON]] = (),
     path_parameters: Sequence[str | JSON] = (),
     request_body: JSON | None = None,
     security: list[JSON] | None = None,
 ) -> Callable[[F], F]:
-    """Declare the view's operation in the contract (see the module's doc)."""
+    """Declare the view's operation in the contract (see the module's doc). ``parameters``
+    may be a function, called when the contract is rendered: for parameters that follow
+    the games on offer then, not those of when the view was imported."""
     declared: JSON = {"tags": list(tags), "operationId": operation_id, "summary": summary}
     if description is not None:
         declared["description"] = description
     if security is not None:
         declared["security"] = security
-    if parameters:
+    if callable(parameters):
+        declared["parameters"] = parameters
+    elif parameters:
         declared["parameters"] = list(parameters)
     if request_body is not None:
         declared["requestBody"] = request_body
@@ -264,8 +268,11 @@ def operation(
 
 
 def declared(view: Callable[..., Any]) -> JSON | None:
-    """What :func:`operation` attached to ``view``, if anything."""
+    """What :func:`operation` attached to ``view``, if anything (parameters given as a
+    function are asked for now)."""
     found: JSON | None = getattr(view, ATTRIBUTE, None)
+    if found is not None and callable(parameters := found["operation"].get("parameters")):
+        found = {**found, "operation": {**found["operation"], "parameters": list(parameters())}}
     return found
 
 

@@ -152,7 +152,7 @@ token (none is read); public and cacheable.
             "schema": ref("Kind"),
         }
     ],
-    parameters=[*option_parameters(), "IfNoneMatchMap"],
+    parameters=lambda: [*option_parameters(), "IfNoneMatchMap"],
     responses=_answers(),
     problems=["RateLimited", "BadRequest", "NotFound"],
 )
