@@ -111,6 +111,19 @@ def create_command(
     return command
 
 
+def check_rated(seats: int, players: Mapping[int, str]) -> None:
+    """A rated game's seats: every one bound to a player, no player in two (a rating is a
+    person's; a seat open, a bot's or held by a token has none)."""
+    unbound = [seat for seat in range(seats) if seat not in players]
+    if unbound:
+        raise FormatError(
+            f"a rated game needs every seat bound to a player; seats {unbound} are not",
+            "rated",
+        )
+    if len(set(players.values())) != len(players):
+        raise FormatError("a rated game needs a different player in every seat", "rated")
+
+
 def status_of(rules: GameRules[Any, Any, Any], state: Any) -> str:
     return "over" if rules.is_over(state) else "active"
 
@@ -161,6 +174,7 @@ class CommandHandler:
         clock: ClockSpec | None = None,
         open_seats: Sequence[int] = (),
         players: Mapping[int, str] | None = None,
+        rated: bool = False,
     ) -> LoadedGame:
         """Create a game. ``players``: seats bound to players (``service.application.players``;
         they get no token, their player's key plays them), in the players' game lists before
@@ -174,7 +188,9 @@ class CommandHandler:
         *before* that write, so a game that answers is always listed (an index entry whose
         game never got written is dropped by ``list_games``). ``created_ms`` fixes the
         creation time (an idempotent retry keeps its first one). A taken ``game_id`` is
-        ``GameExists``."""
+        ``GameExists``. ``rated``: its result updates its players' ratings
+        (``service.application.ratings``); every seat must then be bound to a player of its
+        own (else a FormatError naming ``rated``)."""
         rules = self._repository.rules(kind)
         game_id = uuid.uuid4().hex if game_id is None else check_game_id(game_id)
         names = tuple(seat_names)
@@ -199,6 +215,8 @@ class CommandHandler:
         for seat in bound:
             if not 0 <= seat < len(names) or seat in open_set or seat in (bots or {}):
                 raise FormatError(f"seat {seat} cannot be bound to a player", "seats")
+        if rated:
+            check_rated(len(names), bound)
         normalized = rules.normalize_options(options)
         if seed is None:
             seed = secrets.randbits(63)  # the seed decides the bag: unguessable
@@ -222,6 +240,7 @@ class CommandHandler:
             bots,
             clock,
             bound,
+            rated=rated,
         )
         envelopes = self._mapper.envelopes(kind, events, meta, created_at)
         creation = create_command(names, normalized, seed, sorted(open_set))
@@ -263,6 +282,7 @@ class CommandHandler:
         *,
         open_seats: Sequence[int] = (),
         players: Mapping[int, str] | None = None,
+        rated: bool = False,
     ) -> CreatedGame:
         """Create a game and its named seats' tokens (returned once; only hashes are
         stored); ``open_seats`` are left for players to claim (``SeatClaims``).
@@ -287,6 +307,7 @@ class CommandHandler:
                 clock=clock,
                 open_seats=open_seats,
                 players=players,
+                rated=rated,
             )
             return CreatedGame(game, _named(tokens, open_seats, bots, players), replayed=False)
         body: dict[str, Any] = {"seats": list(seat_names), "options": dict(options), "seed": seed}
@@ -298,6 +319,8 @@ class CommandHandler:
             body["clock"] = clock.to_json()
         if players:
             body["players"] = {str(seat): players[seat] for seat in sorted(players)}
+        if rated:
+            body["rated"] = True
         digest = command_hash(kind, body, meta.actor)
         proposal = {
             "hash": digest,
@@ -324,6 +347,7 @@ class CommandHandler:
                 clock=clock,
                 open_seats=open_seats,
                 players=players,
+                rated=rated,
             )
         except GameExists:
             self._observer.idempotent_replay(kind)
