@@ -185,7 +185,9 @@ def test_a_two_seat_rated_game_moves_the_winner_up_and_the_loser_down(
         [entry] = history["items"]
         assert entry["game_id"] == game_id and entry["seat"] == seat
         assert entry["before"] is None
-        assert entry["after"] == client.get(f"/players/{pid}/ratings").get_json()["ratings"]["board"]
+        assert (
+            entry["after"] == client.get(f"/players/{pid}/ratings").get_json()["ratings"]["board"]
+        )
         assert entry["place"] == places(client, game_id)[seat]
     # and the card game's leaderboard is untouched
     assert client.get("/ratings/cards").get_json()["total"] == 0
