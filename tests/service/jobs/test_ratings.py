@@ -8,8 +8,10 @@ from __future__ import annotations
 import random
 import subprocess
 import sys
+from pathlib import Path
 from typing import Any
 
+import pytest
 import redis
 from flask.testing import FlaskClient
 from rq.registry import FailedJobRegistry, FinishedJobRegistry
@@ -247,7 +249,17 @@ RATED_GAMES = [
 ]
 
 
+@pytest.fixture
+def archive_dir(job_env: dict[str, str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
+    """An archive tier of this test's own (set before the app and the jobs are built)."""
+    found = tmp_path / "archive"
+    monkeypatch.setenv("TIGRIS_ARCHIVE_DIR", str(found))
+    job_env["TIGRIS_ARCHIVE_DIR"] = str(found)
+    return found
+
+
 def test_ratings_rebuilt_from_the_log_equal_the_live_ones(
+    archive_dir: Path,
     client: FlaskClient,
     jobs: Jobs,
     games: GameService,
@@ -268,6 +280,12 @@ def test_ratings_rebuilt_from_the_log_equal_the_live_ones(
     live = read_model(client, pool)
     counted = sum(e["rating"]["games"] for k in KINDS for e in live[f"board:{k}"])
     assert counted == sum(seats for _, seats, _ in RATED_GAMES)
+    # and the first game of each kind moved to the archive tier (its events out of Redis)
+    for game_id in ended[:2]:
+        moved = client.post(f"/ops/games/{game_id}/archive", headers=admin())
+        assert moved.status_code == 200, moved.get_json()
+        assert games.store.info(game_id).fields.get("archived")  # type: ignore[union-attr]
+    assert list(archive_dir.rglob("*"))
     # when the read model is dropped
     assert drop_ratings(job_env["REDIS_URL"], job_env["TIGRIS_KEY_PREFIX"]) > 0
     assert client.get("/ratings/board").get_json()["total"] == 0
