@@ -60,7 +60,14 @@ from service.errors import (
     StoreUnavailable,
 )
 from service.events import GameReverted
-from service.store.port import AppendResult, EventStore, GameRecord, Idempotency, check_game_id
+from service.store.port import (
+    AppendResult,
+    EventStore,
+    GameRecord,
+    Idempotency,
+    RatingStore,
+    check_game_id,
+)
 
 
 @dataclass(frozen=True)
@@ -148,8 +155,10 @@ class CommandHandler:
         observer: Observer | None = None,
         writes: Observers | None = None,
         player_games: PlayerGames | None = None,
+        ratings: RatingStore | None = None,
     ) -> None:
         self._store = store
+        self._ratings = ratings
         self._repository = repository
         self._mapper = mapper
         self._clock = clock
@@ -252,6 +261,8 @@ class CommandHandler:
         )
         if bound and self._player_games is not None:
             self._player_games.entering(membership)
+        if rated and self._ratings is not None:  # before: the sweep counts it if a job is lost
+            self._ratings.expect(kind, game_id)
         tokenless = open_set | set(bots or {}) | set(bound)  # to claim, a bot's, a player's
         tokens = {digest: seat for seat, digest in enumerate(token_hashes) if seat not in tokenless}
         try:

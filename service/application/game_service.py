@@ -160,6 +160,7 @@ class GameService:
         player_store = InMemoryPlayerStore() if players is None else players
         self.players = Players(player_store, clock)
         self.player_games = PlayerGames(player_store)
+        rating_store = InMemoryRatingStore() if ratings is None else ratings
         self.commands = CommandHandler(
             store,
             self.repository,
@@ -169,12 +170,13 @@ class GameService:
             observer=observer,
             writes=self.writes,
             player_games=self.player_games,
+            ratings=rating_store,
         )
         self.queries = GameQueries(store, snapshots, rules, self.repository, mapper, clock)
         # The ratings read model, a projection of the rated games (in memory unless a
         # store is given).
         self.ratings = RatingProjection(
-            InMemoryRatingStore() if ratings is None else ratings,
+            rating_store,
             self.repository,
             self.queries,
             store,

@@ -213,14 +213,20 @@ def rated_game_over(game: LoadedGame) -> bool:
 
 
 def enqueue_rating(
-    queue: Queue, settings: JobSettings, game: LoadedGame, at: datetime | None = None
+    queue: Queue,
+    settings: JobSettings,
+    game: LoadedGame,
+    at: datetime | None = None,
+    *,
+    again: str = "",
 ) -> bool:
     """The ``rate_game`` job of a rated game that is over (one per game; ``at``: a later
-    try, while a rebuild held its kind). False: not rated and over, or already queued."""
+    try, while a rebuild held its kind; ``again``: another try's name, the sweep's). False:
+    not rated and over, or already queued."""
     if not rated_game_over(game):
         return False
     suffix = "" if at is None else f"-{int(at.timestamp() * 1000)}"
-    job_id = f"rate-{game.game_id}{suffix}"
+    job_id = f"rate-{game.game_id}{suffix}" + (f"-{again}" if again else "")
     return enqueue_once(queue, settings, RATE_GAME, job_id, game.game_id, at=at) is not None
 
 

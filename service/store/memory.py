@@ -539,6 +539,7 @@ class _KindRatings:
 class InMemoryRatingStore(RatingStore):
     def __init__(self) -> None:
         self._kinds: dict[str, _KindRatings] = {}
+        self._expected: dict[str, set[str]] = {}
         self._lock = threading.Lock()
 
     def _kind(self, kind: str) -> _KindRatings:
@@ -577,6 +578,7 @@ class InMemoryRatingStore(RatingStore):
                 )
             data.counted[game.game_id] = game.order
             data.last = game.order
+            self._expected.get(kind, set()).discard(game.game_id)
             return APPLIED
 
     def counted(self, kind: str, game_id: str) -> bool:
@@ -598,6 +600,19 @@ class InMemoryRatingStore(RatingStore):
         with self._lock:
             newest_first = list(reversed(self._kind(kind).history.get(player_id, [])))
         return newest_first[offset : offset + limit], len(newest_first)
+
+    def expect(self, kind: str, game_id: str) -> None:
+        check_game_id(game_id)
+        with self._lock:
+            self._expected.setdefault(kind, set()).add(game_id)
+
+    def expected(self, kind: str, limit: int) -> list[str]:
+        with self._lock:
+            return sorted(self._expected.get(kind, set()))[:limit]
+
+    def forget(self, kind: str, game_id: str) -> None:
+        with self._lock:
+            self._expected.get(kind, set()).discard(game_id)
 
     def begin_rebuild(self, kind: str, owner: str, ttl_s: int) -> bool:
         with self._lock:

@@ -627,6 +627,19 @@ class RatingStore(ABC):
         """One page of a player's rated games of ``kind``, newest first, and how many."""
 
     @abstractmethod
+    def expect(self, kind: str, game_id: str) -> None:
+        """Note a rated game to count once it is over (written before the append that
+        creates it; ``apply`` takes it off). The sweep counts what a lost job left."""
+
+    @abstractmethod
+    def expected(self, kind: str, limit: int) -> list[str]:
+        """Up to ``limit`` of the rated games of ``kind`` noted and not counted yet."""
+
+    @abstractmethod
+    def forget(self, kind: str, game_id: str) -> None:
+        """Take a noted game off (it was never stored, or is gone)."""
+
+    @abstractmethod
     def begin_rebuild(self, kind: str, owner: str, ttl_s: int) -> bool:
         """Hold the kind for a rebuild by ``owner`` (for at most ``ttl_s``) and drop its
         read model; False (nothing dropped) if another rebuild holds it."""

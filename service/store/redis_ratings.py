@@ -11,6 +11,8 @@ keeps them on one slot and one Lua script counts a game for all its players atom
 - ``P:{ratings:<kind>}:h:<player id>`` list: the player's history entries (JSON), oldest
                                        first
 - ``P:{ratings:<kind>}:rebuild``      string: the owner of a rebuild in progress (with a TTL)
+- ``P:{ratings:<kind>}:expected``     set: the rated games created and not counted yet (not
+                                       part of the read model: a rebuild keeps it)
 
 Floats are written as JSON (Python's shortest repr), so they read back exactly.
 """
@@ -34,7 +36,7 @@ from service.store.port import (
 )
 from service.store.redis_streams import _guard
 
-# KEYS: r, board, counted, last, rebuild, then one history list per player.
+# KEYS: r, board, counted, last, rebuild, then one history list per player, then expected.
 # ARGV: game id, order, owner, then per player: id, before (JSON or ""), after (JSON),
 # ordinal, history entry (JSON).
 _APPLY = """
@@ -56,6 +58,7 @@ for i = 0, n - 1 do
 end
 redis.call('HSET', KEYS[3], ARGV[1], ARGV[2])
 redis.call('SET', KEYS[4], ARGV[2])
+redis.call('SREM', KEYS[6 + n], ARGV[1])
 return 'applied'
 """
 
@@ -151,6 +154,7 @@ class RedisRatingStore(RatingStore):
         check_game_id(game.game_id)
         keys = [self.key(kind, name) for name in ("r", "board", "counted", "last", "rebuild")]
         keys += [self.history_key(kind, change.player_id) for change in game.changes]
+        keys.append(self.key(kind, "expected"))
         args: list[Any] = [game.game_id, game.order, owner]
         for index, change in enumerate(game.changes):
             args += [
@@ -196,6 +200,19 @@ class RedisRatingStore(RatingStore):
             raw, total = pipe.execute()
         entries = [parse_entry(_text(r)) for r in reversed(raw)]
         return entries, int(total)
+
+    def expect(self, kind: str, game_id: str) -> None:
+        with _guard():
+            self.client.sadd(self.key(kind, "expected"), check_game_id(game_id))
+
+    def expected(self, kind: str, limit: int) -> list[str]:
+        with _guard():  # a sample: a sweep after another gets to them all
+            found = self.client.srandmember(self.key(kind, "expected"), limit)
+        return sorted(_text(g) for g in found)
+
+    def forget(self, kind: str, game_id: str) -> None:
+        with _guard():
+            self.client.srem(self.key(kind, "expected"), check_game_id(game_id))
 
     def begin_rebuild(self, kind: str, owner: str, ttl_s: int) -> bool:
         keys = [self.key(kind, name) for name in ("rebuild", "r", "board", "counted", "last")]

@@ -19,6 +19,7 @@ from rq.registry import FailedJobRegistry, FinishedJobRegistry
 from service.application.game_service import GameService
 from service.jobs.enqueue import RATE_GAME
 from service.jobs.queues import enqueue_once
+from service.jobs.tasks import sweep
 from service.store.port import COUNTED
 from tests.service.api.conftest import admin, auth
 from tests.service.jobs.conftest import Jobs
@@ -235,6 +236,27 @@ def test_a_rated_game_whose_job_runs_twice_is_counted_once(
     # then nothing changed: the game is counted once
     assert read_model(client, players) == before
     assert games.ratings.rate(game_id) == COUNTED
+
+
+def test_a_rated_game_whose_job_was_lost_is_counted_by_the_sweep(
+    client: FlaskClient, jobs: Jobs, games: GameService
+) -> None:
+    # given a rated game that ended, and its rating job lost (a process died before it ran)
+    players = [make_player(client, "Ann"), make_player(client, "Bob")]
+    game_id = create(client, "board", players, 5, rated=True)
+    play(client, game_id, players, 5)
+    jobs.queue.fetch_job(f"rate-{game_id}").delete()  # type: ignore[union-attr]
+    jobs.run()
+    assert client.get("/ratings/board").get_json()["total"] == 0
+    assert games.ratings.store.expected("board", 10) == [game_id]
+    # when the sweep runs on the worker
+    jobs.queue.enqueue(sweep, job_id="sweep-now")
+    jobs.run()
+    no_failed_jobs(jobs)
+    # then the game is counted, and expected no more
+    assert client.get("/ratings/board").get_json()["total"] == 2
+    assert games.ratings.store.counted("board", game_id)
+    assert games.ratings.store.expected("board", 10) == []
 
 
 # (kind, seats, seed) of the rated games of the rebuild test: both kinds, 2 to 4 seats.

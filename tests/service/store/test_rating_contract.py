@@ -146,3 +146,21 @@ def test_leaderboards_and_histories_are_pages(ratings: RatingStore) -> None:
     assert count == 3 and [e.game_id for e in history] == ["g2", "g1", "g0"]
     assert ratings.history("board", ANN, 1, 1) == (history[1:2], 3)
     assert ratings.history("board", ANN, 3, 1) == ([], 3)
+
+
+def test_a_noted_game_is_expected_until_counted_or_forgotten(ratings: RatingStore) -> None:
+    # given two rated games noted at their creation
+    ratings.expect("board", "g1")
+    ratings.expect("board", "g2")
+    # then both are expected (of their kind only)
+    assert ratings.expected("board", 10) == ["g1", "g2"]
+    assert ratings.expected("cards", 10) == []
+    # when one is counted and the other forgotten, then neither is
+    assert ratings.apply("board", game("g1", 1000, (ANN, None, START))) == APPLIED
+    assert ratings.expected("board", 10) == ["g2"]
+    ratings.forget("board", "g2")
+    assert ratings.expected("board", 10) == []
+    # and a rebuild keeps what is expected (it is no part of the read model)
+    ratings.expect("board", "g3")
+    assert ratings.begin_rebuild("board", "me", 60)
+    assert ratings.expected("board", 10) == ["g3"]
