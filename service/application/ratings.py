@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import logging
 import uuid
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -191,9 +191,10 @@ class RatingProjection:
                 return
 
     def rebuild(self, kind: str, games: Iterable[LoadedGame] | None = None) -> int:
-        """Drop ``kind``'s read model and count every rated game of it again, in the
-        projection's order; returns how many games were counted. A rebuild holds the kind
-        (live counts wait: ``REBUILDING``); False-y when another rebuild holds it (-1)."""
+        """Drop ``kind``'s read model and count every rated game of it again (``games``:
+        those, else every one the game index lists), in the projection's order; returns how
+        many games were counted, or -1 (nothing done) when another rebuild holds the kind.
+        While it runs, live counts of the kind wait (``REBUILDING``)."""
         owner = uuid.uuid4().hex
         if not self.store.begin_rebuild(kind, owner, REBUILD_TTL_S):
             return -1
@@ -226,7 +227,7 @@ def rating_json(rating: PlayerRating | None) -> dict[str, Any] | None:
     }
 
 
-__all__: Sequence[str] = (
+__all__ = [
     "APPLIED",
     "COUNTED",
     "NOT_OVER",
@@ -234,4 +235,4 @@ __all__: Sequence[str] = (
     "REBUILDING",
     "UNRATED",
     "RatingProjection",
-)
+]

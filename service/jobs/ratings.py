@@ -20,7 +20,7 @@ from service.jobs.enqueue import enqueue_rating, enqueue_ratings_rebuild
 
 log = logging.getLogger("tigris.jobs.ratings")
 
-RETRY_AFTER_S = 5
+RETRY_AFTER_S = 30
 
 
 def rate(context: JobContext, game_id: str) -> str:

@@ -617,8 +617,8 @@ class RatingStore(ABC):
     def leaderboard(
         self, kind: str, offset: int, limit: int
     ) -> tuple[list[tuple[str, PlayerRating]], int]:
-        """One page of the kind's players, best ordinal first (ties by player id), and
-        how many players are rated."""
+        """One page of the kind's players, best ordinal first (equal ones by player id,
+        descending), and how many players are rated."""
 
     @abstractmethod
     def history(
