@@ -5,7 +5,7 @@ keeps them on one slot and one Lua script counts a game for all its players atom
 
 - ``P:{ratings:<kind>}:r``            hash: player id -> its rating (JSON: mu, sigma,
                                        ordinal, games)
-- ``P:{ratings:<kind>}:board``        sorted set: player id scored by its ordinal
+- ``P:{ratings:<kind>}:ladder``       sorted set: player id scored by its ordinal
 - ``P:{ratings:<kind>}:counted``      hash: game id -> its order (the games counted)
 - ``P:{ratings:<kind>}:last``         string: the order of the last game counted
 - ``P:{ratings:<kind>}:h:<player id>`` list: the player's history entries (JSON), oldest
@@ -36,7 +36,7 @@ from service.store.port import (
 )
 from service.store.redis_streams import _guard
 
-# KEYS: r, board, counted, last, rebuild, then one history list per player, then expected.
+# KEYS: r, ladder, counted, last, rebuild, then one history list per player, then expected.
 # ARGV: game id, order, owner, then per player: id, before (JSON or ""), after (JSON),
 # ordinal, history entry (JSON).
 _APPLY = """
@@ -62,7 +62,7 @@ redis.call('SREM', KEYS[6 + n], ARGV[1])
 return 'applied'
 """
 
-# KEYS: rebuild, r, board, counted, last. ARGV: owner, ttl in seconds, history key prefix.
+# KEYS: rebuild, r, ladder, counted, last. ARGV: owner, ttl in seconds, history key prefix.
 _BEGIN = """
 if not redis.call('SET', KEYS[1], ARGV[1], 'NX', 'EX', ARGV[2]) then return 0 end
 for _, player in ipairs(redis.call('HKEYS', KEYS[2])) do
@@ -152,7 +152,7 @@ class RedisRatingStore(RatingStore):
 
     def apply(self, kind: str, game: RatedGame, owner: str = "") -> str:
         check_game_id(game.game_id)
-        keys = [self.key(kind, name) for name in ("r", "board", "counted", "last", "rebuild")]
+        keys = [self.key(kind, name) for name in ("r", "ladder", "counted", "last", "rebuild")]
         keys += [self.history_key(kind, change.player_id) for change in game.changes]
         keys.append(self.key(kind, "expected"))
         args: list[Any] = [game.game_id, game.order, owner]
@@ -174,11 +174,11 @@ class RedisRatingStore(RatingStore):
     def leaderboard(
         self, kind: str, offset: int, limit: int
     ) -> tuple[list[tuple[str, PlayerRating]], int]:
-        board = self.key(kind, "board")
+        ladder = self.key(kind, "ladder")
         with _guard():
             pipe = self.client.pipeline(transaction=False)
-            pipe.zrevrange(board, offset, offset + limit - 1)
-            pipe.zcard(board)
+            pipe.zrevrange(ladder, offset, offset + limit - 1)
+            pipe.zcard(ladder)
             members, total = pipe.execute()
             ids = [_text(m) for m in members]
             values = self.client.hmget(self.key(kind, "r"), ids) if ids else []
@@ -215,7 +215,7 @@ class RedisRatingStore(RatingStore):
             self.client.srem(self.key(kind, "expected"), check_game_id(game_id))
 
     def begin_rebuild(self, kind: str, owner: str, ttl_s: int) -> bool:
-        keys = [self.key(kind, name) for name in ("rebuild", "r", "board", "counted", "last")]
+        keys = [self.key(kind, name) for name in ("rebuild", "r", "ladder", "counted", "last")]
         with _guard():
             return bool(self._begin(keys=keys, args=[owner, ttl_s, self.key(kind, "h:")]))
 
