@@ -14,6 +14,10 @@
 - ``rebuild-index``: recreate the game listing indexes from the games' info hashes
   (``RedisEventStore.rebuild_index``), then the players' game lists from the games with
   players (``PlayerGames.rebuild``), on the same Redis the API would use.
+- ``ratings rebuild [KIND ...]``: drop the ratings read model of each kind (default: every
+  kind on offer) and count every rated game that is over again, from its events, in the
+  projection's order (``service.application.ratings``); archived games are read from the
+  archive tier when one is configured.
 - ``verify RECORD``: check a game record (``GET /games/{id}/record``) offline
   (``service.verify``).
 
@@ -52,10 +56,15 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     _api_options(parser)
-    commands = parser.add_subparsers(dest="command", metavar="{api,worker,rebuild-index,verify}")
+    commands = parser.add_subparsers(
+        dest="command", metavar="{api,worker,rebuild-index,ratings,verify}"
+    )
     _api_options(commands.add_parser("api", help="serve the HTTP API (default)"))
     commands.add_parser("worker", help="run RQ workers")
     commands.add_parser("rebuild-index", help="recreate the game listing indexes")
+    ratings = commands.add_parser("ratings", help="the ratings read model")
+    ratings.add_argument("action", choices=["rebuild"], help="rebuild it from the rated games")
+    ratings.add_argument("kinds", nargs="*", help="the kinds to rebuild (default: all)")
     verify = commands.add_parser("verify", help="check a game record offline")
     verify.add_argument("record", help="the record's file (JSON Lines), or - for stdin")
     verify.add_argument("--head", help="the last hash the record must end with")
@@ -95,6 +104,8 @@ def main(argv: list[str] | None = None) -> int:
         return run_worker()
     if args.command == "rebuild-index":
         return rebuild_index()
+    if args.command == "ratings":
+        return rebuild_ratings(args.kinds)
     if args.command == "verify":
         from service.verify import run
 
@@ -126,6 +137,30 @@ def rebuild_index() -> int:
     finally:
         connection.close()
     print(f"indexed {count} games ({entries} player entries)", flush=True)
+    return 0
+
+
+def rebuild_ratings(kinds: list[str]) -> int:
+    """``ratings rebuild``: each kind's ratings dropped and counted again from its rated
+    games (with no ``REDIS_URL``, on the embedded Redis, as ``rebuild-index``)."""
+    from domain.games import all_games
+    from service.application.game_service import build_service
+
+    offered = sorted(all_games())
+    unknown = [kind for kind in kinds if kind not in offered]
+    if unknown:
+        print(f"unknown kinds {unknown}; offered: {offered}", file=sys.stderr, flush=True)
+        return 2
+    service, connection = build_service()
+    try:
+        for kind in kinds or offered:
+            counted = service.ratings.rebuild(kind)
+            if counted < 0:
+                print(f"{kind}: another rebuild is running", file=sys.stderr, flush=True)
+                return 1
+            print(f"{kind}: {counted} rated games counted", flush=True)
+    finally:
+        connection.close()
     return 0
 
 

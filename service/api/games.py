@@ -148,6 +148,7 @@ def create_game() -> Response:
         clock,
         open_seats=open_seats,
         players=players,
+        rated=body["rated"],
     )
     game, tokens = created.game, created.tokens
     seats = [

@@ -58,15 +58,19 @@ def game_json(game: LoadedGame) -> JSON:
     status = "open" if info.open_seats else "active"
     if game.rules.is_over(game.state):
         status = "over"
-    return {
-        "game_id": game.game_id,
-        "kind": game.kind,
-        "seats": seats,
-        "options": dict(info.options),
-        "status": status,
-        "version": game.version,
-        "created_at": info.created_at,
-    } | ({} if info.clock is None else {"clock": info.clock.to_json()})
+    return (
+        {
+            "game_id": game.game_id,
+            "kind": game.kind,
+            "seats": seats,
+            "options": dict(info.options),
+            "status": status,
+            "version": game.version,
+            "created_at": info.created_at,
+        }
+        | ({} if info.clock is None else {"clock": info.clock.to_json()})
+        | ({"rated": True} if info.rated else {})
+    )
 
 
 def state_json(game: LoadedGame, caller: Caller, *, public: bool = False) -> JSON:

@@ -17,6 +17,7 @@ from service.api import (
     metrics,
     ops,
     players,
+    ratings,
     records,
     rules,
     streams,
@@ -44,11 +45,13 @@ BLUEPRINTS: tuple[Blueprint, ...] = (
     maps.blueprint,
     explanations.blueprint,
     players.blueprint,
+    ratings.blueprint,
 )
 
 TAGS: tuple[tuple[str, str], ...] = (
     ("games", "Create games (with named or open seats), list them, read one, claim open seats."),
     ("players", "Players, each with one key for all of its seats, and their games."),
+    ("ratings", "Players' ratings per kind from their rated games: leaderboards and histories."),
     ("commands", "A seat's commands, checked by the rules and stored as events."),
     ("views", "What the caller may see of a game now or at an earlier version."),
     ("events", "The game's event log, as pages and as a live stream (SSE)."),

@@ -252,6 +252,14 @@ class GameCreateSchema(Schema):
         validate=validate.Range(min=0, max=MAX_SEED), load_default=None, allow_none=False
     )
     clock = fields.Nested(ClockSchema, load_default=None, allow_none=False)
+    rated = StrictBoolean(
+        load_default=False,
+        metadata={
+            "description": "The result updates the players' ratings of the kind (`GET "
+            "/ratings/{kind}`). Every seat must then be bound to a player of its own "
+            "(`{type: player}`); otherwise 422 naming `rated`."
+        },
+    )
 
 
 class CommandEnvelopeSchema(Schema):
@@ -383,3 +391,17 @@ class StreamQuerySchema(Schema):
             "issued to. Unknown,\nexpired or another game's ticket: 401.\n"
         },
     )
+
+
+class RatingPageQuerySchema(Schema):
+    """A page of a leaderboard or of a rating history: ``offset`` and ``limit``."""
+
+    class Meta:
+        unknown = RAISE
+
+    offset = QueryInteger(
+        validate=validate.Range(min=0, max=1_000_000),
+        load_default=0,
+        metadata={"description": "How many entries to skip (the previous page's `next_offset`)."},
+    )
+    limit = QueryInteger(validate=validate.Range(min=1, max=GAME_PAGE_MAX), load_default=20)

@@ -655,6 +655,11 @@ SCHEMAS: dict[str, dict[str, Any]] = {
             "version": {"type": "integer", "minimum": 0},
             "created_at": {"type": "string", "format": "date-time"},
             "clock": ref("Clock"),
+            "rated": {
+                "type": "boolean",
+                "const": True,
+                "description": "Present (true) when the game counts for its players' ratings.",
+            },
         },
     },
     "GameCreated": {
@@ -812,6 +817,99 @@ SCHEMAS: dict[str, dict[str, Any]] = {
                 ),
                 "oneOf": [ref("ClockState"), {"type": "null"}],
             },
+        },
+    },
+    "Rating": {
+        "type": "object",
+        "required": ["mu", "sigma", "ordinal", "games"],
+        "additionalProperties": False,
+        "description": (
+            "A rating of openskill's Plackett-Luce model: `mu` (the skill estimate), `sigma` "
+            "(its uncertainty), `ordinal` (mu - 3 sigma, the conservative rating leaderboards "
+            "are ordered by) and the rated games it counts."
+        ),
+        "properties": {
+            "mu": {"type": "number"},
+            "sigma": {"type": "number"},
+            "ordinal": {"type": "number"},
+            "games": {"type": "integer", "minimum": 1},
+        },
+    },
+    "Leaderboard": {
+        "type": "object",
+        "required": ["kind", "items", "total", "next_offset"],
+        "additionalProperties": False,
+        "properties": {
+            "kind": ref("Kind"),
+            "items": {
+                "type": "array",
+                "items": {
+                    "type": "object",
+                    "required": ["rank", "player_id", "name", "rating"],
+                    "additionalProperties": False,
+                    "properties": {
+                        "rank": {"type": "integer", "minimum": 1},
+                        "player_id": ref("PlayerId"),
+                        "name": {"type": "string"},
+                        "rating": ref("Rating"),
+                    },
+                },
+            },
+            "total": {"type": "integer", "minimum": 0, "description": "Players rated."},
+            "next_offset": {
+                "type": ["integer", "null"],
+                "description": "The `offset` of the next page; null at the end.",
+            },
+        },
+    },
+    "PlayerRatings": {
+        "type": "object",
+        "required": ["player_id", "name", "ratings"],
+        "additionalProperties": False,
+        "properties": {
+            "player_id": ref("PlayerId"),
+            "name": {"type": "string"},
+            "ratings": {
+                "type": "object",
+                "description": "By kind; a kind the player has no rated game of is absent.",
+                "additionalProperties": ref("Rating"),
+            },
+        },
+    },
+    "RatingHistory": {
+        "type": "object",
+        "required": ["player_id", "kind", "items", "total", "next_offset"],
+        "additionalProperties": False,
+        "properties": {
+            "player_id": ref("PlayerId"),
+            "kind": ref("Kind"),
+            "items": {
+                "type": "array",
+                "items": {
+                    "type": "object",
+                    "required": [
+                        "game_id",
+                        "version",
+                        "ended_at",
+                        "seat",
+                        "place",
+                        "before",
+                        "after",
+                    ],
+                    "additionalProperties": False,
+                    "properties": {
+                        "game_id": ref("GameId"),
+                        "version": {"type": "integer", "minimum": 1},
+                        "ended_at": {"type": "string", "format": "date-time"},
+                        "seat": {"type": "integer", "minimum": 0},
+                        "place": {"type": "integer", "minimum": 1},
+                        "before": {"oneOf": [ref("Rating"), {"type": "null"}]},
+                        "after": ref("Rating"),
+                    },
+                },
+            },
+            "total": {"type": "integer", "minimum": 0},
+            "next_offset": {"type": ["integer", "null"]},
         },
     },
     "PlayerGamePage": {

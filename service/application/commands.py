@@ -60,7 +60,14 @@ from service.errors import (
     StoreUnavailable,
 )
 from service.events import GameReverted
-from service.store.port import AppendResult, EventStore, GameRecord, Idempotency, check_game_id
+from service.store.port import (
+    AppendResult,
+    EventStore,
+    GameRecord,
+    Idempotency,
+    RatingStore,
+    check_game_id,
+)
 
 
 @dataclass(frozen=True)
@@ -111,6 +118,19 @@ def create_command(
     return command
 
 
+def check_rated(seats: int, players: Mapping[int, str]) -> None:
+    """A rated game's seats: every one bound to a player, no player in two (a rating is a
+    person's; a seat open, a bot's or held by a token has none)."""
+    unbound = [seat for seat in range(seats) if seat not in players]
+    if unbound:
+        raise FormatError(
+            f"a rated game needs every seat bound to a player; seats {unbound} are not",
+            "rated",
+        )
+    if len(set(players.values())) != len(players):
+        raise FormatError("a rated game needs a different player in every seat", "rated")
+
+
 def status_of(rules: GameRules[Any, Any, Any], state: Any) -> str:
     return "over" if rules.is_over(state) else "active"
 
@@ -135,8 +155,10 @@ class CommandHandler:
         observer: Observer | None = None,
         writes: Observers | None = None,
         player_games: PlayerGames | None = None,
+        ratings: RatingStore | None = None,
     ) -> None:
         self._store = store
+        self._ratings = ratings
         self._repository = repository
         self._mapper = mapper
         self._clock = clock
@@ -161,6 +183,7 @@ class CommandHandler:
         clock: ClockSpec | None = None,
         open_seats: Sequence[int] = (),
         players: Mapping[int, str] | None = None,
+        rated: bool = False,
     ) -> LoadedGame:
         """Create a game. ``players``: seats bound to players (``service.application.players``;
         they get no token, their player's key plays them), in the players' game lists before
@@ -174,7 +197,9 @@ class CommandHandler:
         *before* that write, so a game that answers is always listed (an index entry whose
         game never got written is dropped by ``list_games``). ``created_ms`` fixes the
         creation time (an idempotent retry keeps its first one). A taken ``game_id`` is
-        ``GameExists``."""
+        ``GameExists``. ``rated``: its result updates its players' ratings
+        (``service.application.ratings``); every seat must then be bound to a player of its
+        own (else a FormatError naming ``rated``)."""
         rules = self._repository.rules(kind)
         game_id = uuid.uuid4().hex if game_id is None else check_game_id(game_id)
         names = tuple(seat_names)
@@ -199,6 +224,8 @@ class CommandHandler:
         for seat in bound:
             if not 0 <= seat < len(names) or seat in open_set or seat in (bots or {}):
                 raise FormatError(f"seat {seat} cannot be bound to a player", "seats")
+        if rated:
+            check_rated(len(names), bound)
         normalized = rules.normalize_options(options)
         if seed is None:
             seed = secrets.randbits(63)  # the seed decides the bag: unguessable
@@ -222,6 +249,7 @@ class CommandHandler:
             bots,
             clock,
             bound,
+            rated=rated,
         )
         envelopes = self._mapper.envelopes(kind, events, meta, created_at)
         creation = create_command(names, normalized, seed, sorted(open_set))
@@ -233,6 +261,8 @@ class CommandHandler:
         )
         if bound and self._player_games is not None:
             self._player_games.entering(membership)
+        if rated and self._ratings is not None:  # before: the sweep counts it if a job is lost
+            self._ratings.expect(kind, game_id)
         tokenless = open_set | set(bots or {}) | set(bound)  # to claim, a bot's, a player's
         tokens = {digest: seat for seat, digest in enumerate(token_hashes) if seat not in tokenless}
         try:
@@ -263,6 +293,7 @@ class CommandHandler:
         *,
         open_seats: Sequence[int] = (),
         players: Mapping[int, str] | None = None,
+        rated: bool = False,
     ) -> CreatedGame:
         """Create a game and its named seats' tokens (returned once; only hashes are
         stored); ``open_seats`` are left for players to claim (``SeatClaims``).
@@ -287,6 +318,7 @@ class CommandHandler:
                 clock=clock,
                 open_seats=open_seats,
                 players=players,
+                rated=rated,
             )
             return CreatedGame(game, _named(tokens, open_seats, bots, players), replayed=False)
         body: dict[str, Any] = {"seats": list(seat_names), "options": dict(options), "seed": seed}
@@ -298,6 +330,8 @@ class CommandHandler:
             body["clock"] = clock.to_json()
         if players:
             body["players"] = {str(seat): players[seat] for seat in sorted(players)}
+        if rated:
+            body["rated"] = True
         digest = command_hash(kind, body, meta.actor)
         proposal = {
             "hash": digest,
@@ -324,6 +358,7 @@ class CommandHandler:
                 clock=clock,
                 open_seats=open_seats,
                 players=players,
+                rated=rated,
             )
         except GameExists:
             self._observer.idempotent_replay(kind)

@@ -30,6 +30,7 @@ from service.application.mapper import EventMapper
 from service.application.observer import Observer
 from service.application.players import PlayerGames, Players
 from service.application.queries import GameQueries
+from service.application.ratings import RatingProjection
 from service.application.repository import GameRepository
 from service.application.undo import UndoWorkflow
 from service.application.writes import Observers, WriteObserver
@@ -47,9 +48,10 @@ from service.store.archive_objects import (
     S3ArchiveObjects,
 )
 from service.store.connect import StoreConnection, connect
-from service.store.memory import InMemoryPlayerStore
-from service.store.port import EventStore, PlayerStore, SnapshotStore
+from service.store.memory import InMemoryPlayerStore, InMemoryRatingStore
+from service.store.port import EventStore, PlayerStore, RatingStore, SnapshotStore
 from service.store.redis_players import RedisPlayerStore
+from service.store.redis_ratings import RedisRatingStore
 
 
 @dataclass(frozen=True)
@@ -109,6 +111,7 @@ class GameService:
         observer: Observer | None = None,
         writes: Sequence[WriteObserver] = (),
         players: PlayerStore | None = None,
+        ratings: RatingStore | None = None,
         archive: ArchiveObjects | None = None,
         archive_policy: ArchivePolicy | None = None,
     ) -> None:
@@ -157,6 +160,7 @@ class GameService:
         player_store = InMemoryPlayerStore() if players is None else players
         self.players = Players(player_store, clock)
         self.player_games = PlayerGames(player_store)
+        rating_store = InMemoryRatingStore() if ratings is None else ratings
         self.commands = CommandHandler(
             store,
             self.repository,
@@ -166,8 +170,17 @@ class GameService:
             observer=observer,
             writes=self.writes,
             player_games=self.player_games,
+            ratings=rating_store,
         )
         self.queries = GameQueries(store, snapshots, rules, self.repository, mapper, clock)
+        # The ratings read model, a projection of the rated games (in memory unless a
+        # store is given).
+        self.ratings = RatingProjection(
+            rating_store,
+            self.repository,
+            self.queries,
+            store,
+        )
         self.undo = UndoWorkflow(store, self.repository, self.queries, self.commands)
         self.lobby = SeatClaims(
             store,
@@ -221,6 +234,7 @@ def build_service(
         cache_size=cache_size,
         observer=observer,
         players=RedisPlayerStore(connection.client, prefix=settings.key_prefix),
+        ratings=RedisRatingStore(connection.client, prefix=settings.key_prefix),
         archive=archive_objects(archive),
         archive_policy=archive_policy(archive, archive_observer),
     )

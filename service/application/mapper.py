@@ -144,6 +144,7 @@ class GameInfo:
     bots: Mapping[int, BotSeat] = field(default_factory=dict)  # seat → its bot (bots.py)
     clock: ClockSpec | None = None  # the time control (clocks.py)
     players: Mapping[int, str] = field(default_factory=dict)  # seat → its player (players.py)
+    rated: bool = False  # its result updates its players' ratings (ratings.py)
 
 
 class Sealed(NamedTuple):
@@ -308,11 +309,15 @@ def new_info(  # noqa: PLR0917 (the fields of a new game's info)
     bots: Mapping[int, BotSeat] | None = None,
     clock: ClockSpec | None = None,
     players: Mapping[int, str] | None = None,
+    *,
+    rated: bool = False,
 ) -> dict[str, str]:
     """The info record that a game's creation writes."""
     extra = {"bots": bots_field(bots)} if bots else {}
     if players:
         extra["players"] = players_field(players)
+    if rated:
+        extra["rated"] = "1"
     if clock is not None:
         extra["clock"] = clock_field(clock)
     return {
@@ -356,6 +361,7 @@ def game_info(record: GameRecord) -> GameInfo:
         bots=parse_bots(fields.get("bots")),
         clock=parse_clock(fields.get("clock")),
         players=parse_players(fields.get("players")),
+        rated=fields.get("rated") == "1",
     )
 
 

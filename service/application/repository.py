@@ -153,6 +153,10 @@ class GameRepository:
         self.snapshot_every = snapshot_every
         self.cache = GameCache(cache_size)
 
+    def kinds(self) -> list[str]:
+        """The kinds of game this service offers."""
+        return list(self._games)
+
     def rules(self, kind: str) -> GameRules[Any, Any, Any]:
         """The rules of a game kind this service offers; a FormatError naming the field
         ``kind`` for any other."""

@@ -29,6 +29,8 @@ DELIVER_WEBHOOK = f"{TASKS}.deliver_webhook"
 SWEEP = f"{TASKS}.sweep"
 AUDIT = f"{TASKS}.audit"
 ARCHIVE_GAME = f"{TASKS}.archive_game"
+RATE_GAME = f"{TASKS}.rate_game"
+REBUILD_RATINGS = f"{TASKS}.rebuild_ratings"
 
 JOB_TIMEOUT_MARGIN_S = 30
 
@@ -203,3 +205,33 @@ def enqueue_archiving(
         )
         enqueued += job is not None
     return enqueued
+
+
+def rated_game_over(game: LoadedGame) -> bool:
+    """Whether ``game`` is rated and over: its players' ratings are to count it."""
+    return game.info.rated and game.rules.is_over(game.state)
+
+
+def enqueue_rating(
+    queue: Queue,
+    settings: JobSettings,
+    game: LoadedGame,
+    at: datetime | None = None,
+    *,
+    again: str = "",
+) -> bool:
+    """The ``rate_game`` job of a rated game that is over (one per game; ``at``: a later
+    try, while a rebuild held its kind; ``again``: another try's name, the sweep's). False:
+    not rated and over, or already queued."""
+    if not rated_game_over(game):
+        return False
+    suffix = "" if at is None else f"-{int(at.timestamp() * 1000)}"
+    job_id = f"rate-{game.game_id}{suffix}" + (f"-{again}" if again else "")
+    return enqueue_once(queue, settings, RATE_GAME, job_id, game.game_id, at=at) is not None
+
+
+def enqueue_ratings_rebuild(queue: Queue, settings: JobSettings, kind: str, why: str) -> bool:
+    """A ``rebuild_ratings`` job for ``kind`` (one per ``why``: the game found out of
+    order)."""
+    job_id = f"ratings-rebuild-{kind}-{why}"
+    return enqueue_once(queue, settings, REBUILD_RATINGS, job_id, kind, timeout_s=3600) is not None

@@ -1,7 +1,9 @@
 """The periodic sweep: every ``TIGRIS_JOB_SWEEP_S`` seconds, one job looks at every active
 game and enqueues the work that is due (a bot seat awaited, a clock's deadline, a webhook
 behind), in case a process died between an append and the enqueue that should follow it;
-and it enqueues the archiving of the games past retention (``service.jobs.archiving``).
+and it enqueues the archiving of the games past retention (``service.jobs.archiving``) and
+the count of the rated games that are over and were not counted (``service.jobs.ratings``:
+their job was lost).
 Enqueueing is keyed (``enqueue_once``), so work already pending is not queued twice.
 
 The sweeps form a chain: a sweep first schedules the next one (job id
@@ -13,6 +15,7 @@ works. ``python -m service worker`` starts the chain (again) when it starts.
 from __future__ import annotations
 
 import logging
+import time
 
 from service.config import ArchiveSettings
 from service.jobs.context import JobContext, job_context
@@ -21,8 +24,10 @@ from service.jobs.enqueue import (
     enqueue_bot_moves,
     enqueue_deadlines,
     enqueue_deliveries,
+    enqueue_rating,
     schedule_sweep,
 )
+from service.store.port import STATUSES
 
 __all__ = ["run", "schedule_sweep", "sweep", "sweep_games"]
 
@@ -48,7 +53,30 @@ def run(context: JobContext) -> dict[str, int]:
         context.games,
         ArchiveSettings.from_env().archive_sweep_batch,
     )
+    counts["ratings"] = sweep_ratings(context)
     return counts
+
+
+def sweep_ratings(context: JobContext, limit: int = PAGE) -> int:
+    """Enqueue the count of every rated game noted (``RatingStore.expect``, at its creation)
+    that is over and not counted (its job was lost); forget those never stored. Up to
+    ``limit`` per kind and sweep, a sample: the next sweeps get to the others."""
+    games = context.games
+    store = games.ratings.store
+    again = f"sweep-{int(time.time() // context.settings.sweep_s)}"  # a failed job's id stays
+    enqueued = 0
+    for kind in sorted(games.repository.kinds()):
+        noted = store.expected(kind, limit)
+        for game_id, record in zip(noted, games.store.infos(noted), strict=True):
+            if record is None:
+                store.forget(kind, game_id)
+            elif record.fields.get("status") == STATUSES[2]:
+                if store.counted(kind, game_id):
+                    store.forget(kind, game_id)
+                else:
+                    game = games.repository.get(game_id)
+                    enqueued += enqueue_rating(context.queue, context.settings, game, again=again)
+    return enqueued
 
 
 def sweep_games(context: JobContext | None = None) -> dict[str, int]:

@@ -10,7 +10,7 @@ Jobs queued before the bodies moved here name their old places
 
 from __future__ import annotations
 
-from service.jobs import archiving, bots, clocks, webhooks
+from service.jobs import archiving, bots, clocks, ratings, webhooks
 from service.jobs import audit as audits
 from service.jobs import sweep as sweeps
 from service.jobs.context import job_context
@@ -44,3 +44,13 @@ def audit() -> dict[str, int]:
 def archive_game(game_id: str) -> str:
     """Move a game past retention into the archive tier (``service.jobs.archiving``)."""
     return archiving.archive(job_context(), game_id)
+
+
+def rate_game(game_id: str) -> str:
+    """Count a rated game that ended into its players' ratings (``service.jobs.ratings``)."""
+    return ratings.rate(job_context(), game_id)
+
+
+def rebuild_ratings(kind: str) -> int:
+    """Drop a kind's ratings and count its rated games again (``service.jobs.ratings``)."""
+    return ratings.rebuild(job_context(), kind)

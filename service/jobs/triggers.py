@@ -22,6 +22,7 @@ from service.jobs.enqueue import (
     enqueue_bot_moves,
     enqueue_deadlines,
     enqueue_deliveries,
+    enqueue_rating,
 )
 from service.jobs.queues import job_queue
 from service.jobs.settings import JobSettings
@@ -58,13 +59,15 @@ class JobTriggers:
         """Enqueue the moves of the bot seats the game now awaits (and the answers of the
         bot seats an undo request left open awaits), the deadlines of its clock and the
         deliveries of its webhooks (``write.webhooks``: the subscription count the append
-        returned; 0: no read of the subscription set at all; None: read it)."""
+        returned; 0: no read of the subscription set at all; None: read it), and, for a
+        rated game this write ended, the count of its ratings."""
         game = write.game
         try:
             answering = bots_to_answer(game, write.awaiting)
             enqueue_bot_moves(self.queue, self.settings, game, answering)  # each checks
             enqueue_deadlines(self.queue, self.settings, self.games, game)  # what is due
             enqueue_deliveries(self.queue, self.settings, self.hooks, game, known=write.webhooks)
+            enqueue_rating(self.queue, self.settings, game)  # a rated game that ended
         except (redis.RedisError, RedisClusterException, OSError) as exc:
             log.warning("jobs of game %s not enqueued (the sweep will): %s", game.game_id, exc)
 

@@ -16,9 +16,14 @@ from typing import Any
 
 from service.errors import ConcurrencyError, GameArchived, IdempotencyConflict
 from service.store.port import (
+    APPLIED,
     ARCHIVED_FIELDS,
     ARCHIVED_KEY,
     ARCHIVED_VERSION,
+    COUNTED,
+    OUT_OF_ORDER,
+    REBUILDING,
+    STALE,
     AppendResult,
     AuditLog,
     AuditRun,
@@ -27,8 +32,12 @@ from service.store.port import (
     GameRecord,
     Idempotency,
     NewEvent,
+    PlayerRating,
     PlayerRecord,
     PlayerStore,
+    RatedGame,
+    RatingHistoryEntry,
+    RatingStore,
     RecordedEvent,
     Snapshot,
     SnapshotStore,
@@ -516,3 +525,105 @@ class InMemoryPlayerStore(PlayerStore):
         page = newest_first[:limit]
         next_cursor = page[-1] if len(page) == limit else None
         return [parse_member(m) for m in page], next_cursor
+
+
+@dataclass
+class _KindRatings:
+    ratings: dict[str, PlayerRating] = field(default_factory=dict)
+    counted: dict[str, str] = field(default_factory=dict)
+    last: str | None = None
+    history: dict[str, list[RatingHistoryEntry]] = field(default_factory=dict)
+    rebuild: tuple[str, float] | None = None  # owner, until (monotonic)
+
+
+class InMemoryRatingStore(RatingStore):
+    def __init__(self) -> None:
+        self._kinds: dict[str, _KindRatings] = {}
+        self._expected: dict[str, set[str]] = {}
+        self._lock = threading.Lock()
+
+    def _kind(self, kind: str) -> _KindRatings:
+        return self._kinds.setdefault(kind, _KindRatings())
+
+    def ratings(self, kind: str, player_ids: Sequence[str]) -> dict[str, PlayerRating]:
+        with self._lock:
+            found = self._kind(kind).ratings
+            return {p: found[check_player_id(p)] for p in player_ids if p in found}
+
+    def apply(self, kind: str, game: RatedGame, owner: str = "") -> str:
+        check_game_id(game.game_id)
+        with self._lock:
+            data = self._kind(kind)
+            if game.game_id in data.counted:
+                return COUNTED
+            held = data.rebuild
+            if held is not None and held[1] > time.monotonic() and held[0] != owner:
+                return REBUILDING
+            if data.last is not None and data.last >= game.order:
+                return OUT_OF_ORDER
+            if any(data.ratings.get(c.player_id) != c.before for c in game.changes):
+                return STALE
+            for change in game.changes:
+                data.ratings[change.player_id] = change.after
+                data.history.setdefault(change.player_id, []).append(
+                    RatingHistoryEntry(
+                        game.game_id,
+                        game.version,
+                        game.ended_at,
+                        change.seat,
+                        change.place,
+                        change.before,
+                        change.after,
+                    )
+                )
+            data.counted[game.game_id] = game.order
+            data.last = game.order
+            self._expected.get(kind, set()).discard(game.game_id)
+            return APPLIED
+
+    def counted(self, kind: str, game_id: str) -> bool:
+        with self._lock:
+            return game_id in self._kind(kind).counted
+
+    def leaderboard(
+        self, kind: str, offset: int, limit: int
+    ) -> tuple[list[tuple[str, PlayerRating]], int]:
+        with self._lock:
+            found = self._kind(kind).ratings
+            best = sorted(found.items(), key=lambda item: (item[1].ordinal, item[0]), reverse=True)
+        return best[offset : offset + limit], len(best)
+
+    def history(
+        self, kind: str, player_id: str, offset: int, limit: int
+    ) -> tuple[list[RatingHistoryEntry], int]:
+        check_player_id(player_id)
+        with self._lock:
+            newest_first = list(reversed(self._kind(kind).history.get(player_id, [])))
+        return newest_first[offset : offset + limit], len(newest_first)
+
+    def expect(self, kind: str, game_id: str) -> None:
+        check_game_id(game_id)
+        with self._lock:
+            self._expected.setdefault(kind, set()).add(game_id)
+
+    def expected(self, kind: str, limit: int) -> list[str]:
+        with self._lock:
+            return sorted(self._expected.get(kind, set()))[:limit]
+
+    def forget(self, kind: str, game_id: str) -> None:
+        with self._lock:
+            self._expected.get(kind, set()).discard(game_id)
+
+    def begin_rebuild(self, kind: str, owner: str, ttl_s: int) -> bool:
+        with self._lock:
+            held = self._kind(kind).rebuild
+            if held is not None and held[1] > time.monotonic():
+                return False
+            self._kinds[kind] = _KindRatings(rebuild=(owner, time.monotonic() + ttl_s))
+            return True
+
+    def end_rebuild(self, kind: str, owner: str) -> None:
+        with self._lock:
+            data = self._kind(kind)
+            if data.rebuild is not None and data.rebuild[0] == owner:
+                data.rebuild = None

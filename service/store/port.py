@@ -479,6 +479,10 @@ PLAYER_ID_PATTERN = "[0-9a-f]{32}"
 _PLAYER_ID_RE = re.compile(PLAYER_ID_PATTERN)
 
 
+def is_player_id(player_id: object) -> bool:
+    return isinstance(player_id, str) and _PLAYER_ID_RE.fullmatch(player_id) is not None
+
+
 def check_player_id(player_id: str) -> str:
     if not isinstance(player_id, str) or _PLAYER_ID_RE.fullmatch(player_id) is None:
         raise FormatError(f"a player id is 32 hex digits, not {player_id!r}", "player_id")
@@ -523,3 +527,123 @@ class PlayerStore(ABC):
         """``(created_ms, game_id)`` of one of the player's game lists (``which``: None for
         all), newest first, after ``cursor`` (an ``index_member``), and the next cursor
         (None at the end). O(log n + limit)."""
+
+
+# ------------------------------------------------------------------------------- ratings
+@dataclass(frozen=True, slots=True)
+class PlayerRating:
+    """A player's rating in one kind (``service.application.ratings``): the rating model's
+    ``mu`` and ``sigma``, its conservative ``ordinal`` (what leaderboards are ordered by)
+    and the number of rated games it counts."""
+
+    mu: float
+    sigma: float
+    ordinal: float
+    games: int
+
+
+@dataclass(frozen=True, slots=True)
+class RatingChange:
+    """One player's rating before (None: the player's first rated game of the kind) and
+    after one rated game."""
+
+    player_id: str
+    seat: int
+    place: int
+    before: PlayerRating | None
+    after: PlayerRating
+
+
+@dataclass(frozen=True, slots=True)
+class RatedGame:
+    """What one rated game changes. ``order``: its place in the projection's order, a
+    string that sorts like it (``<15-digit ms it ended>:<game_id>``); ``version``: the
+    game's version when it ended; ``ended_at``: when, ISO-8601."""
+
+    game_id: str
+    order: str
+    version: int
+    ended_at: str
+    changes: tuple[RatingChange, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class RatingHistoryEntry:
+    game_id: str
+    version: int
+    ended_at: str
+    seat: int
+    place: int
+    before: PlayerRating | None
+    after: PlayerRating
+
+
+# What ``RatingStore.apply`` answers: the game was counted now, it had been counted, a
+# player's rating was no longer the ``before`` it was computed from (compute again), the
+# game comes before the last one counted (rebuild), or a rebuild holds the kind.
+APPLIED, COUNTED, STALE, OUT_OF_ORDER, REBUILDING = (
+    "applied",
+    "counted",
+    "stale",
+    "out-of-order",
+    "rebuilding",
+)
+
+
+class RatingStore(ABC):
+    """The ratings read model, per kind: every player's current rating, the leaderboard
+    (by ordinal), each player's history, and the games counted. It is a projection of the
+    rated games' logs (``service.application.ratings``): it can be dropped and rebuilt.
+
+    ``apply`` is atomic: a game's changes, its history entries and its mark as counted are
+    written together or not at all, after checking that the game was not counted yet,
+    that it comes after the last game counted (the order makes a rebuild give the same
+    numbers) and that every ``before`` is still the player's current rating."""
+
+    @abstractmethod
+    def ratings(self, kind: str, player_ids: Sequence[str]) -> dict[str, PlayerRating]:
+        """The current ratings of those of ``player_ids`` that have one."""
+
+    @abstractmethod
+    def apply(self, kind: str, game: RatedGame, owner: str = "") -> str:
+        """Count ``game`` (see the class docstring); one of ``APPLIED``, ``COUNTED``,
+        ``STALE``, ``OUT_OF_ORDER``, ``REBUILDING`` (a rebuild other than ``owner``'s
+        holds the kind)."""
+
+    @abstractmethod
+    def counted(self, kind: str, game_id: str) -> bool: ...
+
+    @abstractmethod
+    def leaderboard(
+        self, kind: str, offset: int, limit: int
+    ) -> tuple[list[tuple[str, PlayerRating]], int]:
+        """One page of the kind's players, best ordinal first (equal ones by player id,
+        descending), and how many players are rated."""
+
+    @abstractmethod
+    def history(
+        self, kind: str, player_id: str, offset: int, limit: int
+    ) -> tuple[list[RatingHistoryEntry], int]:
+        """One page of a player's rated games of ``kind``, newest first, and how many."""
+
+    @abstractmethod
+    def expect(self, kind: str, game_id: str) -> None:
+        """Note a rated game to count once it is over (written before the append that
+        creates it; ``apply`` takes it off). The sweep counts what a lost job left."""
+
+    @abstractmethod
+    def expected(self, kind: str, limit: int) -> list[str]:
+        """Up to ``limit`` of the rated games of ``kind`` noted and not counted yet."""
+
+    @abstractmethod
+    def forget(self, kind: str, game_id: str) -> None:
+        """Take a noted game off (it was never stored, or is gone)."""
+
+    @abstractmethod
+    def begin_rebuild(self, kind: str, owner: str, ttl_s: int) -> bool:
+        """Hold the kind for a rebuild by ``owner`` (for at most ``ttl_s``) and drop its
+        read model; False (nothing dropped) if another rebuild holds it."""
+
+    @abstractmethod
+    def end_rebuild(self, kind: str, owner: str) -> None:
+        """Let go of the kind (if ``owner`` still holds it)."""
