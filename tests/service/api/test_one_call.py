@@ -228,7 +228,7 @@ def test_a_player_key_never_gets_the_legal_commands_of_a_seat_it_does_not_hold(
     assert created.status_code == 201, created.get_json()
     game_id = created.get_json()["game"]["game_id"]
     cy = {"Authorization": f"Bearer {created.get_json()['seats'][2]['token']}"}
-    rng, seen = random.Random(24_101), set()
+    rng, seen = random.Random(24_101), set[str]()
     for _ in range(MAX_MOVES):
         pending = client.get(f"/games/{game_id}/pending").get_json()
         if pending["over"] or {"handover to own", "handover to other"} <= seen:
