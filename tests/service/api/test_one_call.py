@@ -12,11 +12,12 @@ import uuid
 from typing import Any
 
 import pytest
+import requests
 from flask import Flask
 from flask.testing import FlaskClient
 
 from service.api import create_app
-from tests.service.api.conftest import ADMIN_TOKEN, KINDS, Api, admin, problem
+from tests.service.api.conftest import ADMIN_TOKEN, KINDS, Api, LiveServer, admin, problem
 from tests.service.api.contract import ContractClient
 
 
@@ -404,3 +405,71 @@ def test_a_held_answer_shows_the_other_seats_moves_as_the_caller_may_see_them(
     # and something of the other seat's was hidden from it there (its draw)
     full = {e["version"]: e for e in _admin_log(client, game.game_id)}
     assert any(full[event["version"]] != event for event in reply["events"])
+
+
+def _seat_client(url: str, game_id: str, token: str, seed: int, tally: dict[str, Any]) -> None:
+    """One seat's bot, as a client holding one seat token plays with ``Prefer: wait``: one
+    read for its first turn (``?wait=``), then each answer to its command holds the next
+    turn's legal commands. Every call and command is counted in ``tally``."""
+    base, rng = f"{url}/games/{game_id}", random.Random(seed)
+    with requests.Session() as session:
+        session.headers["Authorization"] = f"Bearer {token}"
+        first = session.get(f"{base}/legal-commands?wait=60", timeout=90)
+        tally["calls"] += 1
+        assert first.status_code == 200, first.text
+        legal, etag, over = first.json(), first.headers["ETag"], False
+        while not over and tally["commands"] < MAX_MOVES:
+            if not legal["commands"]:  # a wait that ended without its turn: never expected
+                tally["empty"] += 1
+                return
+            sent = session.post(
+                f"{base}/commands",
+                json=rng.choice(legal["commands"]),
+                headers={"If-Match": etag, "Prefer": "wait=60"},
+                timeout=90,
+            )
+            tally["calls"] += 1
+            tally["commands"] += 1
+            assert sent.status_code == 200, sent.text
+            assert sent.headers["Preference-Applied"] == "wait=60"
+            reply, etag = sent.json(), sent.headers["ETag"]
+            over = reply["next"]["over"]
+            legal = reply["legal"] or {"commands": []}
+            tally["last"] = reply["version"]
+
+
+def test_two_seat_token_clients_play_a_whole_game_with_one_call_per_move(
+    live_server: LiveServer,
+) -> None:
+    """Given a two-seat board game on the real service and one client per seat token, each
+    in its own thread, when each waits for its first turn with ``?wait=`` and sends every
+    command with ``Prefer: wait=60``, then the game is played to its end with one call per
+    command (plus the one first read of each seat): every held answer came back when its
+    seat was awaited again, or with the game over."""
+    created = requests.post(
+        f"{live_server.url}/games",
+        json={"kind": "board", "seats": ["Ann", "Bob"], "seed": 24_110},
+        headers=admin(),
+        timeout=30,
+    )
+    assert created.status_code == 201, created.text
+    game_id = created.json()["game"]["game_id"]
+    tallies = [{"calls": 0, "commands": 0, "empty": 0, "last": 0} for _ in range(2)]
+    threads = [
+        threading.Thread(
+            target=_seat_client,
+            args=(live_server.url, game_id, seat["token"], 24_110 + n, tallies[n]),
+        )
+        for n, seat in enumerate(created.json()["seats"])
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=600)
+    assert not any(thread.is_alive() for thread in threads)
+    pending = requests.get(f"{live_server.url}/games/{game_id}/pending", timeout=30).json()
+    assert pending["over"] and all(t["empty"] == 0 for t in tallies), tallies
+    # one call per command, plus each seat's first read
+    assert sum(t["calls"] for t in tallies) == sum(t["commands"] for t in tallies) + 2
+    # both saw the last version: the seat that did not end the game was told so in its wait
+    assert [t["last"] for t in tallies] == [pending["version"]] * 2
