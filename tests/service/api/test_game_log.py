@@ -33,10 +33,10 @@ def _finished_game(url: str, kind: str) -> str:
     session = requests.Session()
     made = session.post(f"{url}/players", json={"name": "Ann"}, timeout=30).json()
     mine = {"type": "player", "player": made["player_id"]}
-    body = {"kind": kind, "seats": [mine, mine], "seed": SEEDS[kind]}
+    body: dict[str, Any] = {"kind": kind, "seats": [mine, mine], "seed": SEEDS[kind]}
     created = session.post(f"{url}/games", json=body, headers=admin(), timeout=30)
     assert created.status_code == 201, created.text
-    game_id = created.json()["game"]["game_id"]
+    game_id: str = created.json()["game"]["game_id"]
     session.headers["Authorization"] = f"Bearer {made['key']}"
     seat = created.json()["next"]["awaited"][0]
     read = session.get(f"{url}/games/{game_id}/legal-commands?seat={seat}", timeout=30)
