@@ -132,7 +132,7 @@ PARAMETERS: dict[str, JSON] = {
         "version, with `Preference-Applied: wait=N`. Without `Preference-Applied` the answer "
         "was not held (the server's wait slots were taken, or it is a replay). A `wait` that "
         "is no whole number from 0 to 3600 is a 400, and nothing is written.",
-        "schema": {"type": "string", "example": "wait=60"},
+        "schema": {"type": "string", "example": "return=minimal"},
     },
     "AcceptLanguage": {
         "name": "Accept-Language",

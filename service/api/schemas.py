@@ -382,7 +382,8 @@ class WaitQuerySchema(Schema):
         load_default=None,
         metadata={
             "description": "Hold the answer until one of the caller's seats is awaited (a "
-            "caller holding no seat: until the version passes `after`), the game is over, or "
+            "caller holding no seat: until the version passes `after`; without `after`, not "
+            "at all), the game is over, or "
             "this many whole seconds have passed (cut to the server's `TIGRIS_MAX_WAIT`, 60 "
             "by default); then answer as without it. Without it: at once."
         },

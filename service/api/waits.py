@@ -69,14 +69,14 @@ def granted(asked: int | None) -> int | None:
 def settled(game: LoadedGame, seats: tuple[int, ...], after: int | None = None) -> bool:
     """Whether a wait of a caller holding ``seats`` is over at ``game``'s version: the game
     is over, or (past ``after``, if given, and started) one of ``seats`` is awaited; a
-    caller holding no seat waits for a version past ``after`` (without one, in vain)."""
+    caller holding no seat waits for a version past ``after`` (without one, not at all)."""
     rules = game.rules
     if rules.is_over(game.state):
         return True
     if after is not None and game.version <= after:
         return False
-    if not seats:  # a spectator (or the admin) waits for a new version only
-        return after is not None
+    if not seats:  # a spectator (or the admin) waits for a version past ``after`` only
+        return after is None or game.version > after
     if game.info.open_seats:
         return False
     return not set(seats).isdisjoint(rules.awaited(game.state))
