@@ -101,16 +101,16 @@ _PREFER_WAIT = re.compile(r"(?i)(\bwait\s*=\s*)\d+")
 
 
 def _short_waits(case: Any) -> None:
-    """A valid wait (``?wait=``, ``Prefer: wait=``) cut to a second: held answers wait for
-    moves nobody makes in this run, and the holding is tested in test_one_call.py."""
+    """A valid wait (``?wait=``, ``Prefer: wait=``) cut to none: held answers would wait for
+    moves nobody makes in this run (the holding is tested in test_one_call.py)."""
     query = case.query or {}
     wait = query.get("wait")
-    if type(wait) is int and wait > 1:
-        query["wait"] = 1
+    if type(wait) is int and wait > 0:
+        query["wait"] = 0
     headers = case.headers or {}
     prefer = headers.get("Prefer")
     if isinstance(prefer, str):
-        headers["Prefer"] = _PREFER_WAIT.sub(r"\g<1>1", prefer)
+        headers["Prefer"] = _PREFER_WAIT.sub(r"\g<1>0", prefer)
 
 
 def _is_command(case: Any) -> bool:
