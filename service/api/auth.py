@@ -42,6 +42,15 @@ class Caller:
         return "spectator" if self.seat is None else f"seat:{self.seat}"
 
     @property
+    def held(self) -> tuple[int, ...]:
+        """Every seat the caller holds in this game, ascending: a player key's (all those
+        bound to it, whichever it acts as), a seat token's one; none for the admin or a
+        spectator."""
+        if self.player is not None:
+            return tuple(sorted(self.seats))
+        return () if self.seat is None else (self.seat,)
+
+    @property
     def is_spectator(self) -> bool:
         return self.seat is None and not self.admin
 

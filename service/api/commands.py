@@ -20,6 +20,9 @@ from service.api.moves import next_move
 from service.api.presenters import events_json
 from service.api.problems import forbidden
 from service.api.schemas import CommandEnvelopeSchema
+from service.api.waits import applied, granted, hold, preferred_wait, wait_slot
+from service.application.mapper import StoredEvent
+from service.application.repository import LoadedGame
 
 blueprint = Blueprint("commands", __name__)
 
@@ -47,9 +50,15 @@ def _envelope_schema() -> CommandEnvelopeSchema:
         "pending decision (`next`, as `GET /games/{game_id}/pending` answers it at that "
         "version, without the clock) and, when this seat is awaited next, its legal commands "
         "(`legal`, as `GET /games/{game_id}/legal-commands` answers it; `null` when it is not "
-        "awaited, and never another seat's). `Prefer: return=minimal` leaves `next` and "
-        "`legal` out. A replay (`Idempotent-Replayed: true`) answers with the first attempt's "
-        "body: the version, events, `next` and `legal` right after that command.\n"
+        "awaited, and never another seat's). A player key holding several seats gets the "
+        "legal commands of the first of them awaited next, in serving order (ascending seat; "
+        "`legal.seat` says which): it plays all of them with one call per move. "
+        "`Prefer: return=minimal` leaves `next` and `legal` out. `Prefer: wait=N` holds the "
+        "answer until the caller is awaited again (or the game ends, or N seconds pass), with "
+        "the events appended meanwhile: a client holding one seat needs no read between its "
+        "moves either. A replay (`Idempotent-Replayed: true`) answers with the first attempt's "
+        "body: the version, events, `next` and `legal` right after that command (never "
+        "held).\n"
     ),
     security=[{"bearerAuth": []}],
     parameters=[
@@ -57,7 +66,7 @@ def _envelope_schema() -> CommandEnvelopeSchema:
         "IfMatch",
         "IdempotencyKey",
         "XRequestId",
-        "PreferMinimal",
+        "PreferWrite",
         "AcceptLanguage",
     ],
     request_body=body(
@@ -218,6 +227,11 @@ def _envelope_schema() -> CommandEnvelopeSchema:
                     ),
                     "schema": {"type": "string", "enum": ["true", "false"]},
                 },
+                "Preference-Applied": {
+                    "description": "`wait=N` when the answer was held (`Prefer: wait`), N "
+                    "the seconds it could be held at most.",
+                    "schema": {"type": "string", "pattern": "^wait=[0-9]{1,4}$"},
+                },
             },
             links=links("$request.path.game_id", "getState", "listEvents"),
         )
@@ -227,27 +241,49 @@ def _envelope_schema() -> CommandEnvelopeSchema:
 def post_command(game_id: str) -> Response:
     caller = caller_for(game_id)
     if caller.player is None:
-        seat = caller.require_seat("send commands")
+        caller.require_seat("send commands")
     expected = expected_version()
     key = idempotency_key()
+    wait_s = granted(preferred_wait())  # a bad value is a 400 before anything is written
     command = load_body(_envelope_schema())
     if caller.player is not None:  # a player's key: the command names its seat if need be
         caller = act_as(caller, command.pop("seat", None))
-        seat = caller.require_seat("send commands")
-    elif command.pop("seat", seat) != seat:
+    seat = caller.require_seat("send commands")
+    if command.pop("seat", seat) != seat:
         raise forbidden(f"this token plays seat {seat} only")
     meta = command_meta(caller.actor, seat)
     outcome = services().games.commands.handle(
         game_id, command, meta=meta, expected_version=expected, idempotency_key=key
     )
-    game = outcome.game
+    game, events, held = outcome.game, list(outcome.events), None
     if outcome.replayed and outcome.events and outcome.events[-1].version < game.version:
         # A replay answers as the first attempt did: the game right after its events.
         game = services().games.repository.past(game, outcome.events[-1].version)
+    elif wait_s is not None and not outcome.replayed:
+        game, events, held = _held(game, events, caller.held, wait_s)
     body = {
         "version": game.version,
-        "events": events_json(outcome.events, caller, game, language=language()),
+        "events": events_json(events, caller, game, language=language()),
     }
-    response = json_response(body | next_move(game, seat), version=game.version)
+    response = json_response(body | next_move(game, caller.held), version=game.version)
     response.headers["Idempotent-Replayed"] = "true" if outcome.replayed else "false"
-    return response
+    return applied(response, held)
+
+
+def _held(
+    game: LoadedGame, events: list[StoredEvent], seats: tuple[int, ...], wait_s: int
+) -> tuple[LoadedGame, list[StoredEvent], int | None]:
+    """``Prefer: wait``: after the command is appended, the game once one of ``seats`` is
+    awaited again (or it is over, or ``wait_s`` passed), the command's events followed by
+    those appended meanwhile, and the wait applied (None: the stream gate is full, the
+    answer is not held)."""
+    with wait_slot(game.game_id) as slot:
+        if not slot:
+            return game, events, None
+        games = services().games
+        later = hold(games, game, seats, wait_s)
+    if later.version > game.version:
+        events += games.queries.events(
+            game.game_id, after_version=game.version, limit=later.version - game.version, game=later
+        )
+    return later, events, wait_s

@@ -119,6 +119,21 @@ PARAMETERS: dict[str, JSON] = {
         "says what comes next.",
         "schema": {"type": "string", "example": "return=minimal"},
     },
+    "PreferWrite": {
+        "name": "Prefer",
+        "in": "header",
+        "required": False,
+        "description": "RFC 7240 preferences, comma-separated. `return=minimal`: leave `next` "
+        "and `legal` out of the answer (and spare the server their enumeration). `wait=N` "
+        "(whole seconds): after the command is appended, hold the answer until one of the "
+        "caller's seats is awaited again, the game is over, or N seconds passed (cut to the "
+        "server's `TIGRIS_MAX_WAIT`, 60 by default); the answer then has the version, the "
+        "events appended meanwhile as the caller may see them, and `next` and `legal` at that "
+        "version, with `Preference-Applied: wait=N`. Without `Preference-Applied` the answer "
+        "was not held (the server's wait slots were taken, or it is a replay). A `wait` that "
+        "is no whole number from 0 to 3600 is a 400, and nothing is written.",
+        "schema": {"type": "string", "example": "return=minimal"},
+    },
     "AcceptLanguage": {
         "name": "Accept-Language",
         "in": "header",

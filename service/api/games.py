@@ -158,8 +158,14 @@ def create_game() -> Response:
     answer: dict[str, object] = {"game": game_json(game), "seats": seats}
     if not minimal():
         # What the creator needs to play at once: the first decision, and the legal
-        # commands of each awaited seat whose token it just got (none of another's).
-        held = [seat for seat, token in enumerate(tokens) if token is not None]
+        # commands of each awaited seat whose token it just got or that is bound to its
+        # own player key (none of another's).
+        held = [
+            seat
+            for seat, token in enumerate(tokens)
+            if token is not None
+            or (caller.player is not None and players.get(seat) == caller.player)
+        ]
         answer |= {"next": pending_json(game), "legal": serving_order(game, held)}
     response = json_response(answer, 201, version=game.version)
     response.headers["Location"] = f"/games/{game.game_id}"
@@ -333,12 +339,14 @@ def claim_seat(game_id: str, seat: int) -> Response:
         game_id, seat, name, claim_meta(correlation_id, seat), key, player=player
     )
     game = claimed.game
+    # The claimer holds the seat it claimed, and a player's key every seat bound to it.
+    claimer_seats = tuple(sorted({seat, *caller.seats})) if player is not None else (seat,)
     answer = {
         "game": game_json(game),
         "seat": seat_token_json(seat, game.info.seat_names[seat], claimed.token)
         | ({} if player is None else {"player": player}),
         "events": events_json(claimed.events, caller_for(game_id), game, language=language()),
-    } | next_move(game, seat)
+    } | next_move(game, claimer_seats)
     response = json_response(answer, 201, version=game.version)
     response.headers["Location"] = f"/games/{game_id}"
     response.headers["Cache-Control"] = "no-store"  # the body holds the secret

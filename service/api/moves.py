@@ -60,12 +60,21 @@ def minimal() -> bool:
     )
 
 
-def next_move(game: LoadedGame, seat: int | None) -> JSON:
-    """``next`` and ``legal`` of a write's answer for the caller's ``seat`` (None: the admin),
-    or nothing under ``Prefer: return=minimal``."""
+def next_legal(game: LoadedGame, seats: tuple[int, ...]) -> JSON | None:
+    """The legal commands of the first awaited seat of ``seats`` (the caller's), in serving
+    order (ascending seat number), else None: never a seat the caller does not hold."""
+    found = serving_order(game, list(seats))
+    return found[0] if found else None
+
+
+def next_move(game: LoadedGame, seats: tuple[int, ...]) -> JSON:
+    """``next`` and ``legal`` of a write's answer for the caller holding ``seats`` (a seat
+    token: its seat; a player key: every seat bound to it; the admin: none), or nothing
+    under ``Prefer: return=minimal``. ``legal`` is the next awaited held seat's (its
+    ``seat`` says which), so that a key holding several seats needs no read either."""
     if minimal():
         return {}
-    return {"next": pending_json(game), "legal": awaited_legal(game, seat)}
+    return {"next": pending_json(game), "legal": next_legal(game, seats)}
 
 
 def serving_order(game: LoadedGame, seats: list[int]) -> list[JSON]:

@@ -19,6 +19,7 @@ from marshmallow import INCLUDE, RAISE, Schema, ValidationError, fields, validat
 from domain.bots import BOT_KINDS
 from domain.common.exact import is_int
 from domain.games import all_games, seat_range
+from service.api.settings import MAX_HOLD_S
 from service.application.bots import DEFAULT_THINK_MS, MAX_THINK_MS
 from service.application.clocks import EXPIRY_POLICIES, MAX_SECONDS
 from service.store.port import PLAYER_ID_PATTERN, PLAYER_LISTS, STATUSES
@@ -367,6 +368,34 @@ class EventListQuerySchema(Schema):
         metadata={"description": "Return events with a version greater than this."},
     )
     limit = QueryInteger(validate=validate.Range(min=1, max=EVENT_PAGE_MAX), load_default=100)
+
+
+class WaitQuerySchema(Schema):
+    """``?wait=`` (and ``?after=``) of the reads a client waits on for its turn
+    (``service.api.waits``)."""
+
+    class Meta:
+        unknown = RAISE
+
+    wait = QueryInteger(
+        validate=validate.Range(min=0, max=MAX_HOLD_S),
+        load_default=None,
+        metadata={
+            "description": "Hold the answer until one of the caller's seats is awaited (a "
+            "caller holding no seat: until the version passes `after`; without `after`, not "
+            "at all), the game is over, or "
+            "this many whole seconds have passed (cut to the server's `TIGRIS_MAX_WAIT`, 60 "
+            "by default); then answer as without it. Without it: at once."
+        },
+    )
+    after = QueryInteger(
+        validate=validate.Range(min=0, max=MAX_VERSION),
+        load_default=None,
+        metadata={
+            "description": "With `wait`: end the wait only at a version greater than this (the "
+            "version the client last saw), so that an answer it already has does not end it."
+        },
+    )
 
 
 class StreamQuerySchema(Schema):

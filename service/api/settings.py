@@ -21,6 +21,9 @@ MIN_ADMIN_TOKEN_LENGTH = 16
 # A stream's blocking read lasts up to one heartbeat; the Redis client for it is built
 # with a socket timeout above this (service.store.connect.blocking_client).
 MAX_HEARTBEAT_S = 300.0
+# The longest wait a request may ask for at all (the contract's bound); the setting below
+# cuts it further.
+MAX_HOLD_S = 3600
 _ORIGIN = re.compile(r"^https?://[A-Za-z0-9.\[\]:-]+$")
 
 
@@ -68,6 +71,15 @@ class ApiSettings(EnvSettings):
     )
     stream_concurrency: int = setting(
         2, "Event streams per server process building a batch at one time.", ge=1
+    )
+    max_wait_s: int = setting(
+        60,
+        "Longest hold, in seconds, of an answer that waits for the caller's turn "
+        "(``Prefer: wait=N`` on a command, ``?wait=`` on pending and legal-commands); a "
+        "longer wait asked for is cut to it.",
+        ge=0,
+        le=MAX_HOLD_S,
+        validation_alias="TIGRIS_MAX_WAIT",
     )
     cors_origins: Annotated[tuple[str, ...], NoDecode] = setting(
         (), "Comma-separated origins (``scheme://host[:port]``) allowed by CORS (unset: none)."

@@ -688,7 +688,8 @@ SCHEMAS: dict[str, dict[str, Any]] = {
             "legal": {
                 "type": "array",
                 "description": "The legal commands of each awaited seat whose token this "
-                "answer holds, in serving order (ascending seat); empty while the game waits "
+                "answer holds or that is bound to the creating player's key, in serving order "
+                "(ascending seat); empty while the game waits "
                 "for open seats. Absent, like `next`, under `Prefer: return=minimal`.",
                 "items": ref("LegalCommands"),
             },
@@ -962,7 +963,9 @@ SCHEMAS: dict[str, dict[str, Any]] = {
         "description": "The caller's seat's legal commands right after a write, as "
         "`GET /games/{game_id}/legal-commands` answers them at that version; `null` when that "
         "seat is not awaited (or the game is over, has not started, or the caller plays no "
-        "seat). Never another seat's.",
+        "seat). For a player key holding several seats: those of the first of its seats "
+        "awaited, in serving order (ascending seat; `seat` says which). Never the legal "
+        "commands of a seat the caller does not hold.",
         "oneOf": [ref("LegalCommands"), {"type": "null"}],
     },
     "Viewer": {

@@ -123,7 +123,7 @@ def request_undo(game_id: str) -> Response:
         expected_version=expected,
     )
     game, record = outcome.game, outcome.record
-    body = undo_json(record, game) | next_move(game, caller.seat)
+    body = undo_json(record, game) | next_move(game, caller.held)
     response = json_response(body, 201, version=game.version)
     response.headers["Location"] = f"/games/{game_id}/undo-requests/{record.request_id}"
     return response
@@ -151,5 +151,5 @@ def answer_undo(game_id: str, request_id: str) -> Response:
         game_id, request_id, body["approve"], meta=_meta(caller), expected_version=expected
     )
     game = outcome.game
-    body = undo_json(outcome.record, game) | next_move(game, caller.seat)
+    body = undo_json(outcome.record, game) | next_move(game, caller.held)
     return json_response(body, version=game.version)

@@ -6,11 +6,13 @@ from __future__ import annotations
 from flask import Blueprint, Response
 
 from service.api.context import caller_for, services
-from service.api.declare import GAME_READ_PROBLEMS, ok, operation
-from service.api.http import json_response, not_modified
+from service.api.declare import GAME_READ_PROBLEMS, ok, operation, query
+from service.api.http import json_response, load_query, not_modified
 from service.api.moves import legal_json, pending_json
 from service.api.presenters import clock_json, state_json
 from service.api.problems import conflict, not_found
+from service.api.schemas import WaitQuerySchema
+from service.api.waits import granted, waited
 from service.jobs.clocks import clock_reading
 
 blueprint = Blueprint("views", __name__)
@@ -93,7 +95,13 @@ def get_state_at(game_id: str, version: int) -> Response:
     "getPending",
     tags=["views"],
     summary="The pending decision; who must act and on what.",
-    parameters=["PlayerSeat", "IfNoneMatch"],
+    description=(
+        "With `wait`, the answer is held until one of the caller's seats is awaited (a seat "
+        "token's, a player key's), the game is over, or `wait` seconds passed: a client "
+        "waits so for its first turn without polling. A caller holding no seat waits for a "
+        "version past `after`."
+    ),
+    parameters=["PlayerSeat", "IfNoneMatch", query(WaitQuerySchema)],
     responses={
         200: ok(
             (
@@ -108,8 +116,10 @@ def get_state_at(game_id: str, version: int) -> Response:
     problems=GAME_READ_PROBLEMS,
 )
 def get_pending(game_id: str) -> Response:
-    caller_for(game_id)
+    caller = caller_for(game_id)
+    asked = load_query(WaitQuerySchema())
     game = services().games.repository.get(game_id)
+    game, _ = waited(game, caller.held, granted(asked["wait"]), asked["after"])
     body = pending_json(game)
     if game.info.clock is not None:
         body["clock"] = clock_json(clock_reading(services().games, game))
@@ -124,8 +134,13 @@ def get_pending(game_id: str) -> Response:
     "getLegalCommands",
     tags=["views"],
     summary="Every command the caller's seat may send now, and no other.",
+    description=(
+        "With `wait`, the answer is held until the caller's seat is awaited (past `after`, "
+        "if given), the game is over, or `wait` seconds passed: a seat's first turn costs "
+        "one call. Its later turns come in the answers of its commands (`Prefer: wait`)."
+    ),
     security=[{"bearerAuth": []}],
-    parameters=["PlayerSeat", "IfNoneMatch"],
+    parameters=["PlayerSeat", "IfNoneMatch", query(WaitQuerySchema)],
     responses={
         200: ok(
             "The legal commands (empty when this seat is not awaited).",
@@ -146,7 +161,9 @@ def get_pending(game_id: str) -> Response:
 def get_legal_commands(game_id: str) -> Response:
     caller = caller_for(game_id)
     seat = caller.require_seat("list its legal commands")
+    asked = load_query(WaitQuerySchema())
     game = services().games.repository.get(game_id)
+    game, _ = waited(game, (seat,), granted(asked["wait"]), asked["after"])
     unchanged = not_modified(game.version)  # spare the enumeration, not only the bytes
     if unchanged is not None:
         return unchanged

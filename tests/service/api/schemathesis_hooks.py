@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from typing import Any
 
 import requests
@@ -96,12 +97,29 @@ def _version(game_id: Any) -> int | None:
     return int(response.json()["version"]) if response.status_code == 200 else None
 
 
+_PREFER_WAIT = re.compile(r"(?i)(\bwait\s*=\s*)\d+")
+
+
+def _short_waits(case: Any) -> None:
+    """A valid wait (``?wait=``, ``Prefer: wait=``) cut to none: held answers would wait for
+    moves nobody makes in this run (the holding is tested in test_one_call.py)."""
+    query = case.query or {}
+    wait = query.get("wait")
+    if type(wait) is int and wait > 0:
+        query["wait"] = 0
+    headers = case.headers or {}
+    prefer = headers.get("Prefer")
+    if isinstance(prefer, str):
+        headers["Prefer"] = _PREFER_WAIT.sub(r"\g<1>0", prefer)
+
+
 def _is_command(case: Any) -> bool:
     return bool(case.method.upper() == "POST" and case.path == COMMANDS_PATH)
 
 
 @schemathesis.hook
 def before_call(context: Any, case: Any, **kwargs: Any) -> None:
+    _short_waits(case)
     if _is_command(case):
         VERSION_BEFORE[id(case)] = _version((case.path_parameters or {}).get("game_id"))
 
