@@ -154,9 +154,9 @@ function seatSpec(form, i) {
 }
 
 function createForm() {
-  const kind = h("select", { name: "kind", "data-field": "kind" }, h("option", { value: "board" }, "Tigris & Euphrates (board)"),
+  const kind = h("select", { name: "kind", "data-field": "kind", "aria-label": t("Kind") }, h("option", { value: "board" }, "Tigris & Euphrates (board)"),
     h("option", { value: "cards" }, "Wettstreit der Könige (cards)"));
-  const count = h("select", { name: "seat-count", "data-field": "seat-count" }, [2, 3, 4].map((n) => h("option", { value: n }, t("{n} players", { n }))));
+  const count = h("select", { name: "seat-count", "data-field": "seat-count", "aria-label": t("Players") }, [2, 3, 4].map((n) => h("option", { value: n }, t("{n} players", { n }))));
   const seatRows = h("div", {});
   const options = h("div", {});
   const drawSeats = () => {
@@ -381,7 +381,8 @@ function render() {
   // A badge in the title when this seat is awaited (seen from a background tab too).
   document.title = `${mine ? "● " + t("Your move") + " · " : ""}${t("Game {id}", { id: game.id.slice(0, 8) })} · Tigris & Euphrates`;
   const focused = document.activeElement?.dataset?.target ?? document.activeElement?.dataset?.rack ?? null;
-  const picture = h("div", { class: `picture ${game.fit ? "fit" : "zoom"}`, "data-section": "picture",
+  const picture = h("div", { class: `picture ${game.fit ? "fit" : "zoom"}`, "data-section": "picture", tabindex: 0, role: "region",
+    "aria-label": live.kind === "board" ? t("The board") : t("The card display"),
     "data-shown-version": game.replay ? game.replay.version : game.view.version });
   const targets = game.replay || !game.source ? [] : game.legal.filter((c) => PLACING[live.kind].has(c.type) && sourceOf(c) === game.source)
     .map((c) => [targetOf(live.kind, c), c]);
@@ -403,8 +404,9 @@ function render() {
   for (const list of root.querySelectorAll("[data-move-log], [data-news]")) list.scrollTop = list.scrollHeight;
   // Keep the keyboard where it was: the same target or rack piece, else the first target.
   const again = focused && (root.querySelector(`[data-target="${focused}"]`) || root.querySelector(`[data-rack="${focused}"]`));
-  if (again) again.focus();
-  else if (game.focusTarget) root.querySelector("[data-picture] [data-target]")?.focus();
+  const first = game.focusTarget ? root.querySelector("[data-picture] [data-target]") : null;
+  if (first) first.focus();
+  else if (again) again.focus();
   game.focusTarget = false;
   askUndoAnswer();
 }
@@ -561,7 +563,7 @@ function pointsSection(state) {
 }
 
 function seatsSection(state) {
-  return h("section", { "data-section": "seats" }, h("h2", {}, t("Players")), h("div", { class: "scroll-x" }, h("table", {},
+  return h("section", { "data-section": "seats" }, h("h2", {}, t("Players")), h("div", { class: "scroll-x", tabindex: 0, role: "region", "aria-label": t("Players") }, h("table", {},
     h("thead", {}, h("tr", {}, h("th", {}, t("Player")), h("th", {}, t("Hand")), h("th", {}, t("Points")), h("th", {}, t("Treasures")), h("th", {}, t("Leaders")))),
     h("tbody", {}, state.seats.map((seat) => h("tr", { "data-seat-row": seat.seat },
       h("td", {}, `${seat.name} `, pieceIcon(state.kind, `leader:black`, seat.dynasty), botLabel(seat.seat),
@@ -584,7 +586,7 @@ function resultSection(state) {
   return h("section", { class: "result final-screen", "data-section": "result", "data-reason": result.reason, "aria-labelledby": "final-title" },
     h("h2", { id: "final-title" }, t("The game is over")),
     h("p", {}, t("Ranked by the weakest colour: each player's lowest colour (treasures added where they help most); a tie goes to the next lowest.")),
-    h("div", { class: "scroll-x" }, h("table", {}, h("thead", {}, h("tr", {}, h("th", {}, t("Place")), h("th", {}, t("Player")), h("th", {}, t("Score, weakest first")), h("th", {}, t("Colours")))),
+    h("div", { class: "scroll-x", tabindex: 0, role: "region", "aria-label": t("The game is over") }, h("table", {}, h("thead", {}, h("tr", {}, h("th", {}, t("Place")), h("th", {}, t("Player")), h("th", {}, t("Score, weakest first")), h("th", {}, t("Colours")))),
       h("tbody", {}, [...result.seats].sort((a, b) => a.place - b.place).map((seat) => h("tr", { "data-result-seat": seat.seat,
         "data-place": seat.place, "data-winner": seat.winner, "data-score": JSON.stringify(seat.score) },
       h("td", {}, seat.place, seat.winner ? h("strong", {}, " ", t("winner")) : null), h("td", {}, seat.name),
@@ -600,7 +602,7 @@ const TOLD = /\.(ConflictResolved|MonumentBuilt|TreasuresTaken|TreasureSwapped|S
 
 function newsSection() {
   if (!game.news || game.news.dataset.token !== String(game.eventsToken)) {
-    game.news = h("ol", { class: "news", "data-news": "", role: "log", "aria-live": "polite", "aria-label": t("What happened"),
+    game.news = h("div", { class: "news", "data-news": "", role: "log", "aria-live": "polite", "aria-label": t("What happened"),
       "data-token": String(game.eventsToken) });
     game.newsSeen = 0;
   }
@@ -608,7 +610,7 @@ function newsSection() {
   game.newsSeen = game.events.length;
   game.news.append(...fresh.filter((e) => TOLD.test(e.type)).map((e) => {
     const conflict = e.type.endsWith("ConflictResolved") && e.data ? e.data : null;
-    return h("li", { class: `told ${conflict ? "conflict" : ""}`, "data-announce": e.type.split(".")[1], "data-event-version": e.version,
+    return h("p", { class: `told ${conflict ? "conflict" : ""}`, "data-announce": e.type.split(".")[1], "data-event-version": e.version,
       "data-winner": conflict?.winner, "data-strengths": conflict ? `${conflict.attacker_strength}:${conflict.defender_strength}` : null },
     conflict ? h("strong", {}, `${t(conflict.kind === "revolt" ? "Revolt" : "War")}: ` +
       `${seatName(game.view.state, conflict.attacker)} ${conflict.attacker_strength} – ${conflict.defender_strength} ${seatName(game.view.state, conflict.defender)}. `) : null,
