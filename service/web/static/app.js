@@ -41,7 +41,11 @@ function h(tag, attrs = {}, ...children) {
 const cap = (word) => word.charAt(0).toUpperCase() + word.slice(1);
 // A colour by what it stands for in the game, in the chosen language (docs/glossary.md).
 const COLOUR_WORDS = { black: "black (settlement)", red: "red (temple)", blue: "blue (farm)", green: "green (market)" };
-const colourWord = (colour) => (colour in COLOUR_WORDS ? t(COLOUR_WORDS[colour]) : colour);
+const CARD_COLOUR_WORDS = { black: "black (population)", red: "red (temples)", blue: "blue (agriculture)", green: "green (trade)" };
+const colourWord = (colour) => {
+  const words = game.info?.kind === "cards" ? CARD_COLOUR_WORDS : COLOUR_WORDS;
+  return colour in words ? t(words[colour]) : colour;
+};
 const swatch = (colour) => h("span", { class: `swatch ${colour}`, "aria-hidden": "true" });
 const square = (at) => `(${at[0]}, ${at[1]})`;
 
@@ -353,7 +357,7 @@ function decisionText(state) {
     case "choose_war": return t("{who}: choose the war to fight first ({colours}).", { who, colours: (p.colours || []).map(colourWord).join(", ") });
     case "monument": return t("{who}: build a monument?", { who });
     case "treasure": return t("{who}: take {n} treasure(s).", { who, n: p.take });
-    case "point": return t("{who}: take a {colour} point? (It costs a {colour} card from the hand.)", { who, colour: colourWord(p.colour) });
+    case "point": return t("{who}: take a {colour} point? (A {colour} card from the hand goes onto the victory pile.)", { who, colour: colourWord(p.colour) });
     case "ship": case "ship_points": return t("{who}: build a ship?", { who });
     case "treasure_swap": return t("{who}: swap a treasure?", { who });
     case "over": return t("The game is over.");
@@ -391,13 +395,15 @@ function render() {
   picture.append(live.kind === "board" ? drawBoard(shown, game.map, targets, send, options) : drawCards(shown, game.map, targets, send, options));
   const zoom = h("button", { type: "button", class: "zoom-toggle", "data-action": "zoom", "aria-pressed": !game.fit,
     onclick: () => { game.fit = !game.fit; render(); } }, game.fit ? t("Zoom in") : t("Fit to the screen"));
-  const table = h("div", { class: "table" }, h("div", { class: "picture-bar" }, zoom), picture, controls(live));
+  // What to do now and the final screen above the picture (first on a phone), the rest beside.
+  const table = h("div", { class: "table" }, ...[resultSection(shown), turnSection(shown)].filter(Boolean),
+    h("div", { class: "picture-bar" }, zoom), picture, controls(live));
   const side = h("div", { class: "side" });
   if (game.replay) {
     side.append(h("p", { class: "replay-banner", "data-replay-version": game.replay.version },
       t("Replay: the game at version {v} of {of}.", { v: game.replay.version, of: game.view.version })));
   }
-  side.append(...[resultSection(shown), turnSection(shown), newsSection(), pointsSection(shown), seatsSection(shown),
+  side.append(...[newsSection(), pointsSection(shown), seatsSection(shown),
     replaySection(), undoSection(), movesSection()].filter(Boolean));
   root.append(h("div", { class: "game" }, table, side));
   main.replaceChildren(root);
@@ -516,7 +522,7 @@ function controls(state) {
   const prompts = others.filter((c) => c.type !== "SwapTiles");
   if (prompts.length) {
     const only = prompts.length === 1 && prompts[0].type === "Decline" && state.pending.decision === "point"
-      ? h("p", { "data-why-decline": "" }, t("You hold no {colour} card to pay for the point: you can only decline.", { colour: colourWord(state.pending.colour) }))
+      ? h("p", { "data-why-decline": "" }, t("You hold no {colour} card to put on your victory pile: you can only decline.", { colour: colourWord(state.pending.colour) }))
       : null;
     section.append(h("div", { class: "prompt", role: "group", "aria-label": t("Decide"), "data-prompt": state.pending.decision },
       h("h2", {}, t("Decide")), only, prompts.map((c) => h("button", { type: "button", "data-command": JSON.stringify(c), onclick: () => send(c) }, commandLabel(c)))));
@@ -602,7 +608,7 @@ const TOLD = /\.(ConflictResolved|MonumentBuilt|TreasuresTaken|TreasureSwapped|S
 
 function newsSection() {
   if (!game.news || game.news.dataset.token !== String(game.eventsToken)) {
-    game.news = h("div", { class: "news", "data-news": "", role: "log", "aria-live": "polite", "aria-label": t("What happened"),
+    game.news = h("div", { class: "news", "data-news": "", role: "log", tabindex: 0, "aria-live": "polite", "aria-label": t("What happened"),
       "data-token": String(game.eventsToken) });
     game.newsSeen = 0;
   }
@@ -735,11 +741,13 @@ function askUndoAnswer() {
 // ---------------------------------------------------------------------------- moves explained
 
 // The game's events as this seat (or a spectator) may see them, newest last: read once, then
-// only those after the last one read. Another seat's token sees other redactions: read again.
+// only those after the last one read. Another seat's token sees other redactions, and the
+// end of the game shows what was secret (others' points): read again then.
 async function loadEvents() {
-  if (game.eventsToken !== game.token) {
+  const key = `${game.token}|${Boolean(game.view?.over)}`;
+  if (game.eventsToken !== key) {
     game.events = [];
-    game.eventsToken = game.token;
+    game.eventsToken = key;
   }
   let after = game.events.length ? game.events[game.events.length - 1].version : 0;
   while (after !== null) {
@@ -761,7 +769,7 @@ function actorText(actor) {
 // The log's list is kept between renders: only the entries of new events are added to it.
 function movesSection() {
   if (!game.log || game.log.dataset.token !== String(game.eventsToken)) {
-    game.log = h("ol", { class: "move-log", "data-move-log": "", "aria-label": "Move log", "data-token": String(game.eventsToken) });
+    game.log = h("ol", { class: "move-log", "data-move-log": "", "aria-label": t("Moves"), "data-token": String(game.eventsToken) });
   }
   const log = game.log;
   log.append(...game.events.slice(log.childElementCount).map((e) => h("li", {},

@@ -275,10 +275,10 @@ def test_every_word_of_the_client_has_its_translation() -> None:
     # given the words the client's scripts ask for (t("…"))
     script = (STATIC / "app.js").read_text()
     asked = set(re.findall(r'\bt\("((?:[^"\\]|\\.)*)"', script))
-    asked |= set(
-        re.findall(r': "([^"]+)"', script.split("const COLOUR_WORDS = ")[1].split("\n")[0])
-    )
-    assert "Your move." in asked and "blue (farm)" in asked
+    for table in ("const COLOUR_WORDS = ", "const CARD_COLOUR_WORDS = "):
+        line = script.split(table)[1].split("\n")[0]
+        asked |= set(re.findall(r': "([^"]+)"', line))
+    assert {"Your move.", "blue (farm)", "green (trade)"} <= asked
     # then each language's file has every one, with the same {slots}
     for language in ("de", "hu", "it"):
         words = json.loads((STATIC / f"words-{language}.json").read_text())
