@@ -26,6 +26,7 @@ from typing import Any
 import pytest
 import requests
 from playwright.sync_api import Browser, BrowserContext, Page
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from domain.board.geometry import MAP
 from tests.service.api.conftest import ADMIN_TOKEN, LiveServer, start_live_server
@@ -144,8 +145,12 @@ def play_to_the_end(server: LiveServer, game_id: str, pages: list[Page]) -> int:
         seat = pending["awaited"][0]
         page = pages[seat]
         ready(page, pending["version"])
-        move(page, rng, used[seat])
-        page.wait_for_selector(f"[data-game]:not([data-version='{pending['version']}'])")
+        choice = move(page, rng, used[seat])
+        try:
+            page.wait_for_selector(f"[data-game]:not([data-version='{pending['version']}'])")
+        except PlaywrightTimeout:
+            status = page.locator("#status").inner_text()
+            pytest.fail(f"no move at version {pending['version']} after {choice}: {status!r}")
     pytest.fail(f"the game did not end in {MAX_MOVES} moves")
 
 
