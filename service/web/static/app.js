@@ -513,9 +513,10 @@ function controls(state) {
   const placing = game.legal.filter((c) => PLACING[state.kind].has(c.type));
   const hand = rack(state, placing);
   if (hand) {
-    section.append(h("h2", {}, t("Your hand")), hand, placing.length
-      ? h("p", { class: "hint" }, game.source ? t("Now choose a highlighted place (click, or Tab and Enter).") : t("Pick a piece, then where it goes."))
-      : null);
+    section.append(h("h2", {}, t("Your hand")), hand);
+    if (placing.length) {
+      section.append(h("p", { class: "hint" }, game.source ? t("Now choose a highlighted place (click, or Tab and Enter).") : t("Pick a piece, then where it goes.")));
+    }
   }
   const others = game.legal.filter((c) => !PLACING[state.kind].has(c.type));
   const swaps = others.filter((c) => c.type === "SwapTiles");
@@ -592,7 +593,7 @@ function resultSection(state) {
   return h("section", { class: "result final-screen", "data-section": "result", "data-reason": result.reason, "aria-labelledby": "final-title" },
     h("h2", { id: "final-title" }, t("The game is over")),
     h("p", {}, t("Ranked by the weakest colour: each player's lowest colour (treasures added where they help most); a tie goes to the next lowest.")),
-    h("div", { class: "scroll-x", tabindex: 0, role: "region", "aria-label": t("The game is over") }, h("table", {}, h("thead", {}, h("tr", {}, h("th", {}, t("Place")), h("th", {}, t("Player")), h("th", {}, t("Score, weakest first")), h("th", {}, t("Colours")))),
+    h("div", { class: "scroll-x", tabindex: 0, role: "region", "aria-label": t("Score, weakest first") }, h("table", {}, h("thead", {}, h("tr", {}, h("th", {}, t("Place")), h("th", {}, t("Player")), h("th", {}, t("Score, weakest first")), h("th", {}, t("Colours")))),
       h("tbody", {}, [...result.seats].sort((a, b) => a.place - b.place).map((seat) => h("tr", { "data-result-seat": seat.seat,
         "data-place": seat.place, "data-winner": seat.winner, "data-score": JSON.stringify(seat.score) },
       h("td", {}, seat.place, seat.winner ? h("strong", {}, " ", t("winner")) : null), h("td", {}, seat.name),
