@@ -4,7 +4,8 @@
 # Playwright's Python package, never a downloaded browser), Debian's Squid (a real shared
 # cache in front of the service: per-viewer responses are never served across viewers) and
 # the npm packages of package-lock.json (the OpenAPI linter; openapi-typescript and tsc for
-# the generated TypeScript client tests). Run from the repository's root, as root on CI.
+# the generated TypeScript client tests; axe-core, the accessibility audit the web client's
+# browser tests inject into the page). Run from the repository's root, as root on CI.
 set -eu
 cd "$(dirname "$0")/.."
 

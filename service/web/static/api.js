@@ -1,5 +1,8 @@
 // The service's HTTP API as the page uses it: JSON in and out, problem bodies as errors,
-// the seat token (from this browser's storage, never from a URL) in the Authorization header.
+// the seat token (from this browser's storage, never from a URL) in the Authorization header,
+// the chosen language in Accept-Language (the API's descriptions and rule sentences follow it).
+
+import { language } from "./i18n.js";
 
 export class ApiError extends Error {
   constructor(status, problem) {
@@ -40,7 +43,7 @@ export function newKey() {
 // `cache`: the fetch's cache mode; "no-store" (the default) for what may change, "default" for a
 // public resource that never does (a game's map).
 export async function call(method, path, { token = null, body = undefined, headers = {}, cache = "no-store" } = {}) {
-  const sent = { Accept: "application/json", ...headers };
+  const sent = { Accept: "application/json", "Accept-Language": language, ...headers };
   if (token) sent.Authorization = `Bearer ${token}`;
   if (body !== undefined) sent["Content-Type"] = "application/json";
   const response = await fetch(path, { method, headers: sent, cache,

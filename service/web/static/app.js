@@ -2,7 +2,8 @@
 // talking to this server's API. A seat's token stays in this browser's localStorage.
 
 import { ApiError, call, heldGames, heldSeats, holdSeat, newKey } from "./api.js";
-import { COLOURS, drawBoard, drawCards, targetOf } from "./draw.js";
+import { COLOURS, drawBoard, drawCards, pieceIcon, SYMBOLS, targetOf } from "./draw.js";
+import { language, LANGUAGES, loadWords, setLanguage, t } from "./i18n.js";
 
 const main = document.getElementById("main");
 const statusLine = document.getElementById("status");
@@ -38,6 +39,13 @@ function h(tag, attrs = {}, ...children) {
 }
 
 const cap = (word) => word.charAt(0).toUpperCase() + word.slice(1);
+// A colour by what it stands for in the game, in the chosen language (docs/glossary.md).
+const COLOUR_WORDS = { black: "black (settlement)", red: "red (temple)", blue: "blue (farm)", green: "green (market)" };
+const CARD_COLOUR_WORDS = { black: "black (population)", red: "red (temples)", blue: "blue (agriculture)", green: "green (trade)" };
+const colourWord = (colour) => {
+  const words = game.info?.kind === "cards" ? CARD_COLOUR_WORDS : COLOUR_WORDS;
+  return colour in words ? t(words[colour]) : colour;
+};
 const swatch = (colour) => h("span", { class: `swatch ${colour}`, "aria-hidden": "true" });
 const square = (at) => `(${at[0]}, ${at[1]})`;
 
@@ -70,20 +78,20 @@ function problemText(error) {
 // ---------------------------------------------------------------------------- lobby
 
 async function lobby() {
-  document.title = "Lobby · Tigris & Euphrates";
+  document.title = `${t("Lobby")} · Tigris & Euphrates`;
   const nameBox = h("input", { type: "text", name: "player-name", maxlength: 40, value: localStorage.getItem("tigris.name") || "",
-    "aria-label": "Your name", "data-field": "player-name", placeholder: "Your name" });
+    "aria-label": t("Your name"), "data-field": "player-name", placeholder: t("Your name") });
   nameBox.addEventListener("change", () => localStorage.setItem("tigris.name", nameBox.value));
   const openList = h("tbody", { "data-list": "open-games" });
   const mine = heldGames();
   main.replaceChildren(
-    h("section", {}, h("h2", {}, "Your name"), nameBox),
-    h("section", { "data-section": "open-games" }, h("h2", {}, "Open games"),
-      h("table", {}, h("thead", {}, h("tr", {}, h("th", {}, "Game"), h("th", {}, "Kind"), h("th", {}, "Seats"))), openList),
-      h("button", { type: "button", "data-action": "refresh-lobby", onclick: () => loadOpen(openList, nameBox) }, "Refresh")),
-    h("section", { "data-section": "my-games" }, h("h2", {}, "Your games"),
+    h("section", {}, h("h2", {}, t("Your name")), nameBox),
+    h("section", { "data-section": "open-games" }, h("h2", {}, t("Open games")),
+      h("table", {}, h("thead", {}, h("tr", {}, h("th", {}, t("Game")), h("th", {}, t("Kind")), h("th", {}, t("Seats")))), openList),
+      h("button", { type: "button", "data-action": "refresh-lobby", onclick: () => loadOpen(openList, nameBox) }, t("Refresh"))),
+    h("section", { "data-section": "my-games" }, h("h2", {}, t("Your games")),
       mine.length ? h("ul", {}, mine.map((id) => h("li", {}, h("a", { href: `/play/?game=${id}`, "data-game-link": id }, id))))
-        : h("p", {}, "None yet.")),
+        : h("p", {}, t("None yet."))),
     createForm(),
   );
   await loadOpen(openList, nameBox);
@@ -96,9 +104,9 @@ async function loadOpen(list, nameBox) {
       h("td", {}, game.game_id.slice(0, 8)), h("td", {}, game.kind),
       h("td", {}, game.seats.map((seat) => seat.open
         ? h("button", { type: "button", "data-claim": `${game.game_id}:${seat.seat}`,
-          onclick: () => claim(game.game_id, seat.seat, nameBox.value || seat.name) }, `Claim seat ${seat.seat} (${seat.name})`)
+          onclick: () => claim(game.game_id, seat.seat, nameBox.value || seat.name) }, t("Claim seat {seat} ({name})", { seat: seat.seat, name: seat.name }))
         : h("span", {}, `${seat.name} `))))));
-    if (!body.items.length) list.replaceChildren(h("tr", {}, h("td", { colspan: 3 }, "No open game.")));
+    if (!body.items.length) list.replaceChildren(h("tr", {}, h("td", { colspan: 3 }, t("No open game."))));
   } catch (error) {
     sayProblem(error);
   }
@@ -121,12 +129,12 @@ const BOTS = { random: "Random bot", greedy: "Greedy bot (one move ahead)", mcts
 // its think time shown only for a bot).
 function seatRow(i) {
   const type = h("select", { name: `seat-${i}-type`, "data-seat-type": i, "aria-label": `Seat ${i} is` },
-    h("option", { value: "human", selected: i === 0 }, "a named player"),
-    h("option", { value: "open", selected: i > 0 }, "open for anyone to claim"),
-    h("option", { value: "bot" }, "a bot"));
+    h("option", { value: "human", selected: i === 0 }, t("a named player")),
+    h("option", { value: "open", selected: i > 0 }, t("open for anyone to claim")),
+    h("option", { value: "bot" }, t("a bot")));
   const botFields = h("span", { "data-bot-fields": i, hidden: true },
     h("label", {}, " ", h("select", { name: `seat-${i}-bot`, "aria-label": `Seat ${i} bot` },
-      Object.entries(BOTS).map(([value, label]) => h("option", { value }, label)))),
+      Object.entries(BOTS).map(([value, label]) => h("option", { value }, t(label))))),
     h("label", {}, " thinking ", h("input", { type: "number", name: `seat-${i}-think-ms`, min: 0, max: 10000, step: 100,
       value: 500, style: "width:6em", "aria-label": `Seat ${i} think time (ms)` }), " ms"));
   type.addEventListener("change", () => { botFields.hidden = type.value !== "bot"; });
@@ -150,9 +158,9 @@ function seatSpec(form, i) {
 }
 
 function createForm() {
-  const kind = h("select", { name: "kind", "data-field": "kind" }, h("option", { value: "board" }, "Tigris & Euphrates (board)"),
+  const kind = h("select", { name: "kind", "data-field": "kind", "aria-label": t("Kind") }, h("option", { value: "board" }, "Tigris & Euphrates (board)"),
     h("option", { value: "cards" }, "Wettstreit der Könige (cards)"));
-  const count = h("select", { name: "seat-count", "data-field": "seat-count" }, [2, 3, 4].map((n) => h("option", { value: n }, `${n} players`)));
+  const count = h("select", { name: "seat-count", "data-field": "seat-count", "aria-label": t("Players") }, [2, 3, 4].map((n) => h("option", { value: n }, t("{n} players", { n }))));
   const seatRows = h("div", {});
   const options = h("div", {});
   const drawSeats = () => {
@@ -160,15 +168,15 @@ function createForm() {
   };
   const drawOptions = () => {
     options.replaceChildren(...Object.entries(OPTIONS[kind.value]).map(([name, label]) =>
-      h("label", { style: "display:block" }, h("input", { type: "checkbox", name: `option-${name}`, "data-option": name }), ` ${label}`)));
+      h("label", { style: "display:block" }, h("input", { type: "checkbox", name: `option-${name}`, "data-option": name }), ` ${t(label)}`)));
   };
   count.addEventListener("change", drawSeats);
   kind.addEventListener("change", drawOptions);
   drawSeats();
   drawOptions();
-  const form = h("form", { "data-form": "create-game" }, h("h2", {}, "Create a game"), kind, " ", count, seatRows,
-    h("fieldset", {}, h("legend", {}, "Options"), options),
-    h("button", { type: "submit", "data-action": "create-game" }, "Create game"));
+  const form = h("form", { "data-form": "create-game" }, h("h2", {}, t("Create a game")), kind, " ", count, seatRows,
+    h("fieldset", {}, h("legend", {}, t("Options")), options),
+    h("button", { type: "submit", "data-action": "create-game" }, t("Create game")));
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
     const seats = Array.from({ length: Number(count.value) }, (_, i) => seatSpec(form, i));
@@ -191,7 +199,8 @@ function createForm() {
 const game = {
   id: null, info: null, map: null, seat: null, token: null, view: null, etag: null, legal: [], legalVersion: null,
   source: null, replay: null, undo: [], answered: new Set(), stream: null, busy: false,
-  events: [], eventsToken: undefined, log: null,
+  events: [], eventsToken: undefined, log: null, news: null, newsSeen: 0, focusTarget: false,
+  fit: window.innerWidth >= 900, // a narrow screen pans a board of finger-sized squares
 };
 let queue = Promise.resolve();
 const refresh = () => { queue = queue.then(load).catch((error) => sayProblem(error)); return queue; };
@@ -296,30 +305,34 @@ function sourceOf(command) {
 
 function sourceLabel(source) {
   const [what, colour] = source.split(":");
-  return colour ? `${cap(colour)} ${what}` : "Catastrophe";
+  if (what === "leader") return t("Leader: {colour}", { colour: colourWord(colour) });
+  if (what === "tile") return t("Tile: {colour}", { colour: colourWord(colour) });
+  if (what === "card") return t("Card: {colour}", { colour: colourWord(colour) });
+  return t("Catastrophe");
 }
 
 function commandLabel(command) {
   const c = command;
+  const colour = colourWord(c.colour ?? c.leader ?? "");
   switch (c.type) {
-    case "Pass": return "Pass";
-    case "PlaceTile": return `${cap(c.colour)} tile on ${square(c.at)}`;
-    case "PlaceLeader": return `${cap(c.leader)} leader` + (c.at ? ` on ${square(c.at)}` : "");
-    case "PlaceCatastrophe": return `Catastrophe on ${square(c.at)}`;
-    case "PlayCard": return `${cap(c.colour)} card`;
-    case "PlayCatastrophe": return "Catastrophe";
-    case "WithdrawLeader": return `Withdraw the ${c.leader} leader`;
-    case "SwapTiles": return "Swap " + COLOUR_NAMES.filter((k) => c[k]).map((k) => `${c[k]} ${k}`).join(", ");
-    case "CommitSupport": return `Commit ${c.count} tile${c.count === 1 ? "" : "s"}`;
-    case "CommitCards": return `Commit ${c.count} card${c.count === 1 ? "" : "s"}`;
-    case "ChooseWar": return `Fight the ${c.colour} war`;
-    case "BuildMonument": return `Build the ${c.monument} monument at ${square(c.at)}`;
-    case "DeclineMonument": return "Build no monument";
-    case "TakeTreasures": return `Take the treasure${c.squares.length === 1 ? "" : "s"} at ${c.squares.map(square).join(" and ")}`;
-    case "TakePoint": return `Take a ${c.colour} point`;
-    case "Decline": return "Decline";
-    case "BuildShip": return `Build the ${c.ship} ship`;
-    case "SwapTreasure": return `Swap the treasure of column ${c.column}`;
+    case "Pass": return t("Pass");
+    case "PlaceTile": return t("{colour} tile on {square}", { colour, square: square(c.at) });
+    case "PlaceLeader": return c.at ? t("{colour} leader on {square}", { colour, square: square(c.at) }) : t("{colour} leader", { colour });
+    case "PlaceCatastrophe": return t("Catastrophe on {square}", { square: square(c.at) });
+    case "PlayCard": return t("{colour} card", { colour });
+    case "PlayCatastrophe": return t("Catastrophe");
+    case "WithdrawLeader": return t("Withdraw the {colour} leader", { colour });
+    case "SwapTiles": return t("Swap {tiles}", { tiles: COLOUR_NAMES.filter((k) => c[k]).map((k) => `${c[k]} ${colourWord(k)}`).join(", ") });
+    case "CommitSupport": return t("Commit {n} tile(s)", { n: c.count });
+    case "CommitCards": return t("Commit {n} card(s)", { n: c.count });
+    case "ChooseWar": return t("Fight the {colour} war", { colour });
+    case "BuildMonument": return t("Build the {monument} monument at {square}", { monument: c.monument.split("-").map(colourWord).join(" / "), square: square(c.at) });
+    case "DeclineMonument": return t("Build no monument");
+    case "TakeTreasures": return t("Take the treasure(s) at {squares}", { squares: c.squares.map(square).join(", ") });
+    case "TakePoint": return t("Take a {colour} point", { colour });
+    case "Decline": return t("Decline");
+    case "BuildShip": return t("Build the {colour} ship", { colour: colourWord(c.ship) });
+    case "SwapTreasure": return t("Swap the treasure of column {c}", { c: c.column });
     default: return `${c.type} ${JSON.stringify(c)}`;
   }
 }
@@ -331,58 +344,109 @@ function seatName(state, seat) {
 function decisionText(state) {
   const p = state.pending, names = (seats) => seats.map((s) => seatName(state, s)).join(", ");
   const conflict = p.conflict || state.conflict;
-  const side = (base, commit) => `${base}` + (commit === null || commit === undefined ? "" : ` + ${commit} committed`);
-  const fight = !conflict ? "" : `${cap(conflict.kind)} over ${conflict.colour}: ${seatName(state, conflict.attacker)} attacks (` +
-    (state.kind === "board" ? side(conflict.attacker_base, conflict.attacker_commit) : side(conflict.attacker_strength, conflict.attacker_cards)) +
-    `), ${seatName(state, conflict.defender)} defends (` +
-    (state.kind === "board" ? side(conflict.defender_base, conflict.defender_commit) : side(conflict.defender_strength, conflict.defender_cards)) + "). ";
+  const side = (base, commit) => `${base}` + (commit === null || commit === undefined ? "" : ` + ${commit}`);
+  const fight = !conflict ? "" : t("{kind} over {colour}: {attacker} attacks ({a}), {defender} defends ({d}).", {
+    kind: t(conflict.kind === "revolt" ? "Revolt" : "War"), colour: colourWord(conflict.colour),
+    attacker: seatName(state, conflict.attacker), defender: seatName(state, conflict.defender),
+    a: state.kind === "board" ? side(conflict.attacker_base, conflict.attacker_commit) : side(conflict.attacker_strength, conflict.attacker_cards),
+    d: state.kind === "board" ? side(conflict.defender_base, conflict.defender_commit) : side(conflict.defender_strength, conflict.defender_cards) }) + " ";
+  const who = names(p.awaiting);
   switch (p.decision) {
-    case "action": return `${names(p.awaiting)}: ${p.actions_left} action${p.actions_left === 1 ? "" : "s"} left.`;
-    case "commit": return `${fight}${names(p.awaiting)}: commit support.`;
-    case "choose_war": return `${names(p.awaiting)}: choose the war to fight first (${(p.colours || []).join(", ")}).`;
-    case "monument": return `${names(p.awaiting)}: build a monument?`;
-    case "treasure": return `${names(p.awaiting)}: take ${p.take} treasure${p.take === 1 ? "" : "s"}.`;
-    case "point": return `${names(p.awaiting)}: take a point?`;
-    case "ship": case "ship_points": return `${names(p.awaiting)}: build a ship?`;
-    case "treasure_swap": return `${names(p.awaiting)}: swap a treasure?`;
-    case "over": return "The game is over.";
-    default: return `${names(p.awaiting)}: ${p.decision}.`;
+    case "action": return t("{who}: {n} action(s) left.", { who, n: p.actions_left });
+    case "commit": return fight + t("{who}: commit support.", { who });
+    case "choose_war": return t("{who}: choose the war to fight first ({colours}).", { who, colours: (p.colours || []).map(colourWord).join(", ") });
+    case "monument": return t("{who}: build a monument?", { who });
+    case "treasure": return t("{who}: take {n} treasure(s).", { who, n: p.take });
+    case "point": return t("{who}: take a {colour} point? (A {colour} card from the hand goes onto the victory pile.)", { who, colour: colourWord(p.colour) });
+    case "ship": case "ship_points": return t("{who}: build a ship?", { who });
+    case "treasure_swap": return t("{who}: swap a treasure?", { who });
+    case "over": return t("The game is over.");
+    default: return `${who}: ${p.decision}.`;
   }
 }
 
 function render() {
   if (!game.info) return;
-  document.title = `Game ${game.id.slice(0, 8)} · Tigris & Euphrates`;
   const root = h("div", { "data-game": game.id, "data-kind": game.info.kind, "data-status": game.info.status,
     "data-version": game.view?.version ?? game.info.version, "data-seat": game.seat ?? "" });
   if (game.info.status === "open") {
-    root.append(h("section", { "data-section": "waiting" }, h("h2", {}, "Waiting for players"),
+    document.title = t("Waiting for players") + " · Tigris & Euphrates";
+    root.append(h("section", { "data-section": "waiting" }, h("h2", {}, t("Waiting for players")),
       h("ul", {}, game.info.seats.map((seat) => h("li", {}, seat.open
         ? h("button", { type: "button", "data-claim": `${game.id}:${seat.seat}`,
-          onclick: () => claimHere(seat.seat) }, `Claim seat ${seat.seat}`)
-        : `${seat.name} (seat ${seat.seat})`)))));
+          onclick: () => claimHere(seat.seat) }, t("Claim seat {seat}", { seat: seat.seat }))
+        : `${seat.name} (${t("seat {seat}", { seat: seat.seat })})`)))));
     main.replaceChildren(root);
     return;
   }
   const live = game.view.state;
   const shown = game.replay ? game.replay.state : live;
-  const picture = h("div", { class: "picture", "data-section": "picture",
+  const mine = !game.replay && !live.over && game.seat !== null && live.pending.awaiting.includes(game.seat);
+  // A badge in the title when this seat is awaited (seen from a background tab too).
+  document.title = `${mine ? "● " + t("Your move") + " · " : ""}${t("Game {id}", { id: game.id.slice(0, 8) })} · Tigris & Euphrates`;
+  const focused = document.activeElement?.dataset?.target ?? document.activeElement?.dataset?.rack ?? null;
+  const picture = h("div", { class: `picture ${game.fit ? "fit" : "zoom"}`, "data-section": "picture", tabindex: 0, role: "region",
+    "aria-label": live.kind === "board" ? t("The board") : t("The card display"),
     "data-shown-version": game.replay ? game.replay.version : game.view.version });
   const targets = game.replay || !game.source ? [] : game.legal.filter((c) => PLACING[live.kind].has(c.type) && sourceOf(c) === game.source)
     .map((c) => [targetOf(live.kind, c), c]);
-  picture.append(live.kind === "board" ? drawBoard(shown, game.map, targets, send) : drawCards(shown, game.map, targets, send));
+  const options = { last: game.replay ? [] : lastMove(live), label: (where) => targetLabel(live.kind, where),
+    title: live.kind === "board" ? t("The board") : t("The card display"), columnWord: t("column"), bridgeWord: t("bridge") };
+  picture.append(live.kind === "board" ? drawBoard(shown, game.map, targets, send, options) : drawCards(shown, game.map, targets, send, options));
+  const zoom = h("button", { type: "button", class: "zoom-toggle", "data-action": "zoom", "aria-pressed": !game.fit,
+    onclick: () => { game.fit = !game.fit; render(); } }, game.fit ? t("Zoom in") : t("Fit to the screen"));
+  // What to do now and the final screen above the picture (first on a phone), the rest beside.
+  const table = h("div", { class: "table" }, ...[resultSection(shown), turnSection(shown)].filter(Boolean),
+    h("div", { class: "picture-bar" }, zoom), picture, controls(live));
   const side = h("div", { class: "side" });
   if (game.replay) {
     side.append(h("p", { class: "replay-banner", "data-replay-version": game.replay.version },
-      `Replay: the game at version ${game.replay.version} of ${game.view.version}.`));
+      t("Replay: the game at version {v} of {of}.", { v: game.replay.version, of: game.view.version })));
   }
-  side.append(...[turnSection(shown), controls(live), seatsSection(shown), resultSection(shown), replaySection(), undoSection(),
-    movesSection()].filter(Boolean));
-  root.append(h("div", { class: "game" }, picture, side));
+  side.append(...[newsSection(), pointsSection(shown), seatsSection(shown),
+    replaySection(), undoSection(), movesSection()].filter(Boolean));
+  root.append(h("div", { class: "game" }, table, side));
   main.replaceChildren(root);
-  const log = root.querySelector("[data-move-log]");
-  if (log) log.scrollTop = log.scrollHeight;
+  for (const list of root.querySelectorAll("[data-move-log], [data-news]")) list.scrollTop = list.scrollHeight;
+  // Keep the keyboard where it was: the same target or rack piece, else the first target.
+  const again = focused && (root.querySelector(`[data-target="${focused}"]`) || root.querySelector(`[data-rack="${focused}"]`));
+  const first = game.focusTarget ? root.querySelector("[data-picture] [data-target]") : null;
+  if (first) first.focus();
+  else if (again) again.focus();
+  game.focusTarget = false;
   askUndoAnswer();
+}
+
+function targetLabel(kind, where) {
+  if (kind === "board") {
+    const [row, column] = where.split(",");
+    return t("Square: row {row}, column {column}", { row, column });
+  }
+  if (where.startsWith("b")) return t("Bridge {b}", { b: where.slice(1) });
+  const [column, depth] = where.slice(1).split(":");
+  return depth === "end" ? t("End of column {c}", { c: column }) : t("Column {c}, card {d}", { c: column, d: Number(depth) + 1 });
+}
+
+// The squares or slots of the latest command of another seat (or a bot): the places its
+// events name.
+function lastMove(state) {
+  const moves = game.events.filter((e) => /^(seat|bot):/.test(e.actor) && e.actor.split(":")[1] !== String(game.seat));
+  if (!moves.length) return [];
+  const last = moves[moves.length - 1].command_id;
+  const places = [];
+  for (const e of game.events) {
+    if (e.command_id !== last || !e.data) continue;
+    const d = e.data;
+    if (state.kind === "board") {
+      if (d.at && /(TilePlaced|LeaderPlaced|LeaderMoved|CatastrophePlaced|MonumentBuilt)$/.test(e.type)) places.push(d.at);
+      continue;
+    }
+    if (!/(CardPlayed|LeaderPlaced|CatastrophePlayed)$/.test(e.type)) continue;
+    if (d.bridge !== null && d.bridge !== undefined) places.push(`b${d.bridge}`);
+    else if (e.type.endsWith("CardPlayed")) places.push(`c${d.column}:${Math.max(0, (state.display.columns[d.column]?.length ?? 1) - 1)}`);
+    else places.push(`c${d.column}:${d.depth ?? 0}`);
+  }
+  return places;
 }
 
 async function claimHere(seat) {
@@ -393,84 +457,185 @@ function turnSection(state) {
   const awaiting = state.over ? [] : state.pending.awaiting;
   const mine = game.seat !== null && awaiting.includes(game.seat);
   return h("section", { "data-section": "turn", "data-awaiting": awaiting.join(","), "data-over": state.over },
-    h("p", {}, `Turn ${state.turn}. `, game.seat === null ? "You are watching." : `You play ${seatName(state, game.seat)} (seat ${game.seat}).`),
-    h("p", { class: mine && !game.replay ? "prompt" : "" }, mine && !game.replay ? h("strong", {}, "Your move. ") : null, decisionText(state)),
+    h("p", {}, t("Turn {turn}.", { turn: state.turn }), " ", game.seat === null ? t("You are watching.")
+      : t("You play {name} (seat {seat}).", { name: seatName(state, game.seat), seat: game.seat })),
+    h("p", { class: mine && !game.replay ? "prompt your-move" : "" }, mine && !game.replay ? h("strong", {}, t("Your move.") + " ") : null, decisionText(state)),
     h("p", { "data-supplies": "" }, state.kind === "board"
-      ? `Bag: ${state.bag_size} tiles. Treasures on the board: ${state.treasures.length}. Monuments unbuilt: ${state.unbuilt_monuments.length}.`
-      : `Pile: ${state.pile_size} cards. Discarded: ${COLOUR_NAMES.reduce((n, c) => n + state.discard[c], 0)}. ` +
-        `Treasures left: ${state.treasures_left}. Ships to build: ${state.ships_available.join(", ") || "none"}.`));
+      ? t("Bag: {bag} tiles. Treasures on the board: {treasures}. Monuments unbuilt: {monuments}.",
+        { bag: state.bag_size, treasures: state.treasures.length, monuments: state.unbuilt_monuments.length })
+      : t("Pile: {pile} cards. Discarded: {discarded}. Treasures left: {treasures}. Ships to build: {ships}.",
+        { pile: state.pile_size, discarded: COLOUR_NAMES.reduce((n, c) => n + state.discard[c], 0),
+          treasures: state.treasures_left, ships: state.ships_available.map(colourWord).join(", ") || t("none") })));
+}
+
+// Your hand as a rack: every tile or card, leader and catastrophe you hold, the ones you may
+// play now as buttons (data-source) to pick, then drop on a highlighted target. The arrow
+// keys move along the rack; Enter or Space picks; the first target then takes the focus.
+function rack(state, placing) {
+  const me = state.seats.find((s) => s.seat === game.seat);
+  if (!me) return null;
+  const playable = new Set(placing.map(sourceOf));
+  const pieces = [];
+  const word = state.kind === "board" ? "tile" : "card";
+  if (me.hand) for (const colour of COLOUR_NAMES) for (let i = 0; i < me.hand[colour]; i++) pieces.push([`${word}:${colour}`, i]);
+  for (const colour of me.supply) pieces.push([`leader:${colour}`, 0]);
+  for (let i = 0; i < me.catastrophes; i++) pieces.push(["catastrophe", i]);
+  for (const source of playable) if (!pieces.some(([s]) => s === source)) pieces.push([source, 0]);
+  const buttons = pieces.map(([source, i]) => {
+    const usable = playable.has(source) && !game.replay;
+    return h("button", { type: "button", class: "piece", "data-rack": `${source}#${i}`, "data-source": usable ? source : null,
+      "data-piece": source, disabled: !usable, "aria-pressed": usable ? game.source === source : null,
+      "aria-label": sourceLabel(source), title: sourceLabel(source), tabindex: -1,
+      onclick: () => { game.source = game.source === source ? null : source; game.focusTarget = game.source !== null; render(); },
+      onkeydown: (event) => moveAlong(event, "[data-rack]:not([disabled])") },
+    pieceIcon(state.kind, source, me.dynasty));
+  });
+  const first = buttons.find((b) => b.getAttribute("aria-pressed") === "true") ?? buttons.find((b) => !b.disabled);
+  if (first) first.tabIndex = 0;
+  return h("div", { class: "rack", role: "group", "aria-label": t("Your hand"), "data-rack-of": game.seat }, buttons);
+}
+
+function moveAlong(event, selector) {
+  const step = { ArrowRight: 1, ArrowDown: 1, ArrowLeft: -1, ArrowUp: -1 }[event.key];
+  if (!step) return;
+  event.preventDefault();
+  const all = [...event.currentTarget.parentElement.querySelectorAll(selector)];
+  const next = all[(all.indexOf(event.currentTarget) + step + all.length) % all.length];
+  if (!next) return;
+  event.currentTarget.tabIndex = -1;
+  next.tabIndex = 0;
+  next.focus();
 }
 
 function controls(state) {
-  const section = h("section", { "data-section": "controls" });
-  if (game.replay || !game.legal.length) return section;
+  const section = h("section", { "data-section": "controls", "aria-label": t("Your move") });
+  if (game.replay) return section;
   const placing = game.legal.filter((c) => PLACING[state.kind].has(c.type));
-  const sources = [...new Set(placing.map(sourceOf))];
-  if (sources.length) {
-    section.append(h("h2", {}, "Place a piece"), h("p", {}, game.source ? `Now click a highlighted ${state.kind === "board" ? "square" : "slot"}.` : "Choose a piece, then where it goes."),
-      h("div", { role: "group", "aria-label": "Pieces" }, sources.map((source) => h("button", { type: "button", "data-source": source,
-        "aria-pressed": game.source === source, onclick: () => { game.source = game.source === source ? null : source; render(); } },
-      swatch(source.split(":")[1] || "catastrophe"), sourceLabel(source)))));
+  const hand = rack(state, placing);
+  if (hand) {
+    section.append(h("h2", {}, t("Your hand")), hand);
+    if (placing.length) {
+      section.append(h("p", { class: "hint" }, game.source ? t("Now choose a highlighted place (click, or Tab and Enter).") : t("Pick a piece, then where it goes.")));
+    }
   }
   const others = game.legal.filter((c) => !PLACING[state.kind].has(c.type));
   const swaps = others.filter((c) => c.type === "SwapTiles");
   const prompts = others.filter((c) => c.type !== "SwapTiles");
   if (prompts.length) {
-    section.append(h("div", { class: "prompt", role: "group", "aria-label": "Decisions", "data-prompt": state.pending.decision },
-      h("h2", {}, "Decide"), prompts.map((c) => h("button", { type: "button", "data-command": JSON.stringify(c), onclick: () => send(c) }, commandLabel(c)))));
+    const only = prompts.length === 1 && prompts[0].type === "Decline" && state.pending.decision === "point"
+      ? h("p", { "data-why-decline": "" }, t("You hold no {colour} card to put on your victory pile: you can only decline.", { colour: colourWord(state.pending.colour) }))
+      : null;
+    section.append(h("div", { class: "prompt", role: "group", "aria-label": t("Decide"), "data-prompt": state.pending.decision },
+      h("h2", {}, t("Decide")), only, prompts.map((c) => h("button", { type: "button", "data-command": JSON.stringify(c), onclick: () => send(c) }, commandLabel(c)))));
   }
   if (swaps.length) {
-    section.append(h("details", { "data-swaps": swaps.length }, h("summary", {}, "Swap tiles with the bag…"),
+    section.append(h("details", { "data-swaps": swaps.length }, h("summary", {}, t("Swap tiles with the bag…")),
       swaps.map((c) => h("button", { type: "button", "data-command": JSON.stringify(c), onclick: () => send(c) }, commandLabel(c)))));
   }
   return section;
 }
 
-function counts(value, hiddenText = "hidden") {
+function counts(value, hiddenText = t("hidden")) {
   if (value === null || value === undefined) return h("span", { class: "hidden-value", "data-hidden": "true" }, hiddenText);
-  return h("span", {}, COLOUR_NAMES.map((colour) => h("span", { "data-colour": colour, "data-count": value[colour] },
-    swatch(colour), `${value[colour]} `)));
+  return h("span", { class: "counts" }, COLOUR_NAMES.map((colour) => h("span", { "data-colour": colour, "data-count": value[colour],
+    title: colourWord(colour) }, swatch(colour), h("span", { class: "visually-hidden" }, `${colourWord(colour)}: `), `${value[colour]} `)));
 }
 
 function botLabel(seat) {
   const bot = game.info.seats.find((s) => s.seat === seat)?.bot;
-  return bot ? h("em", { "data-bot": bot.bot }, ` ${BOTS[bot.bot] ?? bot.bot}, ${bot.think_ms} ms`) : null;
+  return bot ? h("em", { "data-bot": bot.bot }, ` ${t(BOTS[bot.bot] ?? bot.bot)}, ${bot.think_ms} ms`) : null;
+}
+
+// Your points: the four colours and the treasures (board game), your victory piles (card
+// game); the weakest colour counts, so it is marked.
+function pointsSection(state) {
+  const me = state.seats.find((s) => s.seat === game.seat);
+  if (!me) return null;
+  const parts = [h("h2", {}, t("Your points"))];
+  if (me.points) {
+    const weakest = Math.min(...COLOUR_NAMES.map((c) => me.points[c]));
+    parts.push(h("ul", { class: "points", "data-my-points": JSON.stringify(me.points) }, COLOUR_NAMES.map((colour) =>
+      h("li", { "data-colour": colour, "data-count": me.points[colour], class: me.points[colour] === weakest ? "weakest" : "" },
+        pieceIcon(state.kind, `tile:${colour}`), h("span", {}, colourWord(colour)), h("strong", {}, me.points[colour])))));
+  }
+  if (me.treasures !== null && me.treasures !== undefined) {
+    parts.push(h("p", { "data-my-treasures": me.treasures }, t("Treasures: {n} (each counts as a point of any colour at the end)", { n: me.treasures })));
+  }
+  if (state.kind === "cards") {
+    parts.push(h("p", { "data-my-vp": me.vp_count }, t("Your victory pile: {n} cards", { n: me.vp_count ?? 0 }),
+      me.vp_order ? h("span", {}, ` (${me.vp_order.map(colourWord).join(", ")})`) : null));
+  }
+  if (parts.length === 1) parts.push(h("p", { class: "hidden-value" }, t("hidden")));
+  return h("section", { "data-section": "points" }, parts);
 }
 
 function seatsSection(state) {
-  return h("section", { "data-section": "seats" }, h("h2", {}, "Players"), h("table", {},
-    h("thead", {}, h("tr", {}, h("th", {}, "Player"), h("th", {}, "Hand"), h("th", {}, "Points"), h("th", {}, "Treasures"), h("th", {}, "Leaders"))),
+  return h("section", { "data-section": "seats" }, h("h2", {}, t("Players")), h("div", { class: "scroll-x", tabindex: 0, role: "region", "aria-label": t("Players") }, h("table", {},
+    h("thead", {}, h("tr", {}, h("th", {}, t("Player")), h("th", {}, t("Hand")), h("th", {}, t("Points")), h("th", {}, t("Treasures")), h("th", {}, t("Leaders")))),
     h("tbody", {}, state.seats.map((seat) => h("tr", { "data-seat-row": seat.seat },
-      h("td", {}, `${seat.name} (${seat.dynasty})`, botLabel(seat.seat), state.pending.awaiting.includes(seat.seat) && !state.over ? h("strong", { "data-to-move": "" }, " (to move)") : null),
-      h("td", { "data-hand": seat.hand ? "shown" : "hidden" }, seat.hand ? counts(seat.hand) : `${seat.hand_size} ${state.kind === "board" ? "tiles" : "cards"} (hidden)`,
-        h("div", {}, `${seat.catastrophes} catastrophe${seat.catastrophes === 1 ? "" : "s"}`)),
-      h("td", { "data-points": seat.points ? "shown" : "hidden" }, counts(seat.points)),
-      h("td", {}, seat.treasures === null ? h("span", { class: "hidden-value" }, "hidden") : seat.treasures),
-      h("td", {}, seat.supply.map((colour) => h("span", {}, swatch(colour)))))))));
+      h("td", {}, `${seat.name} `, pieceIcon(state.kind, `leader:black`, seat.dynasty), botLabel(seat.seat),
+        state.pending.awaiting.includes(seat.seat) && !state.over ? h("strong", { "data-to-move": "" }, ` (${t("to move")})`) : null),
+      h("td", { "data-hand": seat.hand ? "shown" : "hidden" }, seat.hand ? counts(seat.hand)
+        : t(state.kind === "board" ? "{n} tiles (hidden)" : "{n} cards (hidden)", { n: seat.hand_size }),
+        h("div", {}, t("{n} catastrophe(s)", { n: seat.catastrophes }))),
+      h("td", { "data-points": seat.points ? "shown" : "hidden" }, counts(seat.points),
+        state.kind === "cards" ? h("div", { "data-vp-count": seat.vp_count }, t("Victory pile: {n}", { n: seat.vp_count ?? 0 })) : null),
+      h("td", {}, seat.treasures === null ? h("span", { class: "hidden-value" }, t("hidden")) : seat.treasures),
+      h("td", {}, seat.supply.map((colour) => h("span", { title: colourWord(colour) }, swatch(colour), h("span", { class: "visually-hidden" }, colourWord(colour) + " "))))))))));
 }
 
+// The final screen: every seat's colours and the ranking by the weakest-colour rule (the
+// API's result: a seat's score is its colours from the weakest up; the first that differs
+// decides).
 function resultSection(state) {
   if (!state.result) return null;
   const result = state.result;
-  return h("section", { class: "result", "data-section": "result", "data-reason": result.reason },
-    h("h2", {}, `Final result (${result.reason})`),
-    h("table", {}, h("thead", {}, h("tr", {}, h("th", {}, "Place"), h("th", {}, "Player"), h("th", {}, "Score"), h("th", {}, "Totals"))),
+  return h("section", { class: "result final-screen", "data-section": "result", "data-reason": result.reason, "aria-labelledby": "final-title" },
+    h("h2", { id: "final-title" }, t("The game is over")),
+    h("p", {}, t("Ranked by the weakest colour: each player's lowest colour (treasures added where they help most); a tie goes to the next lowest.")),
+    h("div", { class: "scroll-x", tabindex: 0, role: "region", "aria-label": t("Score, weakest first") }, h("table", {}, h("thead", {}, h("tr", {}, h("th", {}, t("Place")), h("th", {}, t("Player")), h("th", {}, t("Score, weakest first")), h("th", {}, t("Colours")))),
       h("tbody", {}, [...result.seats].sort((a, b) => a.place - b.place).map((seat) => h("tr", { "data-result-seat": seat.seat,
         "data-place": seat.place, "data-winner": seat.winner, "data-score": JSON.stringify(seat.score) },
-      h("td", {}, seat.place, seat.winner ? h("strong", {}, " winner") : null), h("td", {}, seat.name),
-      h("td", {}, Array.isArray(seat.score) ? seat.score.join(" / ") : JSON.stringify(seat.score)), h("td", {}, counts(seat.totals)))))));
+      h("td", {}, seat.place, seat.winner ? h("strong", {}, " ", t("winner")) : null), h("td", {}, seat.name),
+      h("td", {}, Array.isArray(seat.score) ? seat.score.join(" / ") : JSON.stringify(seat.score)), h("td", {}, counts(seat.totals))))))),
+    h("p", { class: "reason" }, t("Why it ended: {reason}", { reason: result.reason })));
+}
+
+// What just happened, told: the conflicts (both sides' strengths, the winner, removals,
+// points), monuments, treasures, refills, ships, points and the end, in the API's words in
+// the chosen language. The list is kept between renders (an aria-live log: a screen reader
+// reads each new entry once).
+const TOLD = /\.(ConflictResolved|MonumentBuilt|TreasuresTaken|TreasureSwapped|ShipBuilt|PointScored|GameEnded|WarChosen|CatastrophePlaced|CatastrophePlayed|LeaderWithdrawn|TilesSwapped|TurnEnded|TilesDrawn|CardsDrawn)$/;
+
+function newsSection() {
+  if (!game.news || game.news.dataset.token !== String(game.eventsToken)) {
+    game.news = h("div", { class: "news", "data-news": "", role: "log", tabindex: 0, "aria-live": "polite", "aria-label": t("What happened"),
+      "data-token": String(game.eventsToken) });
+    game.newsSeen = 0;
+  }
+  const fresh = game.events.slice(game.newsSeen);
+  game.newsSeen = game.events.length;
+  game.news.append(...fresh.filter((e) => TOLD.test(e.type)).map((e) => {
+    const conflict = e.type.endsWith("ConflictResolved") && e.data ? e.data : null;
+    return h("p", { class: `told ${conflict ? "conflict" : ""}`, "data-announce": e.type.split(".")[1], "data-event-version": e.version,
+      "data-winner": conflict?.winner, "data-strengths": conflict ? `${conflict.attacker_strength}:${conflict.defender_strength}` : null },
+    conflict ? h("strong", {}, `${t(conflict.kind === "revolt" ? "Revolt" : "War")}: ` +
+      `${seatName(game.view.state, conflict.attacker)} ${conflict.attacker_strength} – ${conflict.defender_strength} ${seatName(game.view.state, conflict.defender)}. `) : null,
+    h("span", { "data-told": "" }, e.description ?? e.type));
+  }));
+  return h("section", { "data-section": "news" }, h("h2", {}, t("What happened")), game.news);
 }
 
 function replaySection() {
   const current = game.view.version;
   const at = game.replay?.version ?? current;
-  const slider = h("input", { type: "range", min: 1, max: current, value: at, "data-replay-slider": "", "aria-label": "Version" });
-  const number = h("input", { type: "number", min: 1, max: current, value: at, "data-replay-input": "", "aria-label": "Version number", style: "width:6em" });
+  const slider = h("input", { type: "range", min: 1, max: current, value: at, "data-replay-slider": "", "aria-label": t("Version") });
+  const number = h("input", { type: "number", min: 1, max: current, value: at, "data-replay-input": "", "aria-label": t("Version number"), style: "width:6em" });
   slider.addEventListener("input", () => { number.value = slider.value; });
   slider.addEventListener("change", () => showVersion(Number(slider.value)));
-  return h("section", { "data-section": "replay" }, h("h2", {}, "Replay"), slider, " ", number,
-    h("button", { type: "button", "data-action": "replay", onclick: () => showVersion(Number(number.value)) }, "Show version"),
-    game.replay ? h("button", { type: "button", "data-action": "live", onclick: () => { game.replay = null; render(); } }, "Back to live") : null);
+  return h("section", { "data-section": "replay" }, h("h2", {}, t("Replay")), slider, " ", number,
+    h("button", { type: "button", "data-action": "replay", onclick: () => showVersion(Number(number.value)) }, t("Show version")),
+    game.replay ? h("button", { type: "button", "data-action": "live", onclick: () => { game.replay = null; render(); } }, t("Back to live")) : null);
 }
 
 async function showVersion(version) {
@@ -490,8 +655,8 @@ async function showVersion(version) {
 
 function undoSection() {
   if (!game.token) return null;
-  return h("section", { "data-section": "undo" }, h("h2", {}, "Undo"),
-    h("button", { type: "button", "data-action": "request-undo", onclick: openUndoRequest }, "Ask to undo…"),
+  return h("section", { "data-section": "undo" }, h("h2", {}, t("Undo")),
+    h("button", { type: "button", "data-action": "request-undo", onclick: openUndoRequest }, t("Ask to undo…")),
     game.undo.length ? h("ul", {}, game.undo.slice(-5).map((r) => h("li", { "data-undo-request": r.request_id, "data-undo-status": r.status },
       `Back to version ${r.to_version} (${r.reason}): ${r.status}`))) : null);
 }
@@ -516,6 +681,14 @@ async function lastCommandStart() {
   return Math.max(1, events.find((e) => e.command_id === id).version - 1);
 }
 
+// The page's fixed words (index.html's dialogs), in the chosen language.
+function translateStatic() {
+  for (const node of document.querySelectorAll("dialog h2, dialog button, dialog label")) {
+    const first = [...node.childNodes].find((n) => n.nodeType === Node.TEXT_NODE && n.textContent.trim());
+    if (first) first.textContent = first.textContent.replace(first.textContent.trim(), t(first.textContent.trim())) ;
+  }
+}
+
 function setUpDialogs() {
   const requestDialog = document.getElementById("undo-request-dialog");
   const form = document.getElementById("undo-request-form");
@@ -527,7 +700,7 @@ function setUpDialogs() {
         body: { to_version: Number(form.elements.to_version.value), reason: form.elements.reason.value },
         headers: { "If-Match": `"${game.view.version}"` } });
       requestDialog.close();
-      say("Undo requested.");
+      say(t("Undo requested."));
       await refresh();
     } catch (error) {
       requestDialog.querySelector("[data-undo-error]").textContent = problemText(error);
@@ -541,7 +714,7 @@ function setUpDialogs() {
     try {
       await call("POST", `/games/${game.id}/undo-requests/${id}/answers`, { token: game.token, body: { approve },
         headers: { "If-Match": `"${game.view.version}"` } });
-      say(approve ? "Undo approved." : "Undo rejected.");
+      say(approve ? t("Undo approved.") : t("Undo rejected."));
     } catch (error) {
       sayProblem(error);
     }
@@ -569,16 +742,19 @@ function askUndoAnswer() {
 // ---------------------------------------------------------------------------- moves explained
 
 // The game's events as this seat (or a spectator) may see them, newest last: read once, then
-// only those after the last one read. Another seat's token sees other redactions: read again.
+// only those after the last one read. Another seat's token sees other redactions, and the
+// end of the game shows what was secret (others' points): read again then.
 async function loadEvents() {
-  if (game.eventsToken !== game.token) {
+  const key = `${game.token}|${Boolean(game.view?.over)}`;
+  if (game.eventsToken !== key) {
     game.events = [];
-    game.eventsToken = game.token;
+    game.eventsToken = key;
   }
   let after = game.events.length ? game.events[game.events.length - 1].version : 0;
   while (after !== null) {
     const { body } = await call("GET", `/games/${game.id}/events?after=${after}&limit=500`, { token: game.token });
-    game.events.push(...body.items.map(({ version, type, actor, seat, recorded_at, description }) => ({ version, type, actor, seat, recorded_at, description })));
+    game.events.push(...body.items.map(({ version, type, actor, seat, recorded_at, description, command_id, data }) =>
+      ({ version, type, actor, seat, recorded_at, description, command_id, data })));
     after = body.next_after;
   }
 }
@@ -594,7 +770,7 @@ function actorText(actor) {
 // The log's list is kept between renders: only the entries of new events are added to it.
 function movesSection() {
   if (!game.log || game.log.dataset.token !== String(game.eventsToken)) {
-    game.log = h("ol", { class: "move-log", "data-move-log": "", "aria-label": "Move log", "data-token": String(game.eventsToken) });
+    game.log = h("ol", { class: "move-log", "data-move-log": "", "aria-label": t("Moves"), "data-token": String(game.eventsToken) });
   }
   const log = game.log;
   log.append(...game.events.slice(log.childElementCount).map((e) => h("li", {},
@@ -603,8 +779,8 @@ function movesSection() {
     // The server's words for the move, in the browser's language (Accept-Language).
     h("span", { class: "move-version" }, `v${e.version}`), " ",
     h("span", { class: "move-description", "data-description": "" }, e.description ?? e.type)))));
-  return h("section", { "data-section": "moves" }, h("h2", {}, "Moves"),
-    h("p", {}, "Choose a move to see the rules that decided it."), log);
+  return h("section", { "data-section": "moves" }, h("h2", {}, t("Moves")),
+    h("p", {}, t("Choose a move to see the rules that decided it.")), log);
 }
 
 async function explain(version) {
@@ -612,7 +788,7 @@ async function explain(version) {
   const body = dialog.querySelector("[data-explanation-body]");
   dialog.dataset.version = version;
   dialog.querySelector("[data-explanation-title]").textContent = `Version ${version} explained`;
-  body.replaceChildren(h("p", {}, "Loading…"));
+  body.replaceChildren(h("p", {}, t("Loading…")));
   if (!dialog.open) dialog.showModal();
   try {
     const { body: found } = await call("GET", `/games/${game.id}/versions/${version}/explanation`, { token: game.token });
@@ -631,11 +807,11 @@ function explanationView(x) {
     h("p", { "data-explained-type": x.type }, h("strong", {}, x.type),
       x.command_version === x.version ? " (the command's first event)" : ` (part of the command made at version ${x.command_version})`),
     h("dl", {},
-      h("dt", {}, "Command"), h("dd", {}, command),
-      h("dt", {}, "Sent by"), h("dd", { "data-explained-actor": x.actor }, sender === x.actor ? x.actor : `${sender} [${x.actor}]`),
-      h("dt", {}, "When"), h("dd", { "data-explained-when": x.recorded_at ?? "" }, when
+      h("dt", {}, t("Command")), h("dd", {}, command),
+      h("dt", {}, t("Sent by")), h("dd", { "data-explained-actor": x.actor }, sender === x.actor ? x.actor : `${sender} [${x.actor}]`),
+      h("dt", {}, t("When")), h("dd", { "data-explained-when": x.recorded_at ?? "" }, when
         ? h("time", { datetime: x.recorded_at }, when.toLocaleString()) : h("span", { class: "hidden-value" }, "not recorded"))),
-    h("h3", {}, "Rules applied"),
+    h("h3", {}, t("Rules applied")),
   ];
   if (x.rules === null) parts.push(h("p", { class: "hidden-value", "data-rules": "not-recorded" }, "Not recorded for this event."));
   else if (!x.rules.length) parts.push(h("p", { "data-rules": "none" }, "No rule named for this event."));
@@ -644,7 +820,7 @@ function explanationView(x) {
       h("a", { href: r.url, "data-rule-link": r.id }, r.id),
       r.description ? h("span", { "data-rule-sentence": r.id }, ` ${r.description}`) : null))));
   }
-  parts.push(h("h3", {}, "Alternatives"));
+  parts.push(h("h3", {}, t("Alternatives")));
   if (x.alternatives === null) {
     parts.push(h("p", { class: "hidden-value", "data-alternatives": "hidden" }, "Not shown (another seat's command, an undo or the start)."));
   } else {
@@ -658,6 +834,18 @@ function explanationView(x) {
 
 // ---------------------------------------------------------------------------- start
 
+// The language switch in the header: the choice is kept in this browser and the page read
+// again in it (the client's words and the API's).
+function languageSwitch() {
+  const select = h("select", { "data-field": "language", "aria-label": "Language / Sprache / Nyelv / Lingua" },
+    Object.entries(LANGUAGES).map(([code, name]) => h("option", { value: code, selected: code === language, lang: code }, name)));
+  select.addEventListener("change", () => { setLanguage(select.value); location.reload(); });
+  document.querySelector("header").append(select);
+}
+
+await loadWords();
+languageSwitch();
+translateStatic();
 setUpDialogs();
 const gameId = new URLSearchParams(location.search).get("game");
 if (gameId && /^[0-9a-f]{32}$/.test(gameId)) gamePage(gameId);

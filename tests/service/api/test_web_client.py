@@ -26,9 +26,11 @@ from typing import Any
 import pytest
 import requests
 from playwright.sync_api import Browser, BrowserContext, Page
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from domain.board.geometry import MAP
 from tests.service.api.conftest import ADMIN_TOKEN, LiveServer, start_live_server
+from tests.service.api.web_audit import axe_violations, grave, record_audit
 from tests.service.jobs.test_bot_workers import worker_process
 
 SCREENSHOTS = Path(__file__).resolve().parents[3] / "var" / "screenshots"
@@ -143,8 +145,12 @@ def play_to_the_end(server: LiveServer, game_id: str, pages: list[Page]) -> int:
         seat = pending["awaited"][0]
         page = pages[seat]
         ready(page, pending["version"])
-        move(page, rng, used[seat])
-        page.wait_for_selector(f"[data-game]:not([data-version='{pending['version']}'])")
+        choice = move(page, rng, used[seat])
+        try:
+            page.wait_for_selector(f"[data-game]:not([data-version='{pending['version']}'])")
+        except PlaywrightTimeout:
+            status = page.locator("#status").inner_text()
+            pytest.fail(f"no move at version {pending['version']} after {choice}: {status!r}")
     pytest.fail(f"the game did not end in {MAX_MOVES} moves")
 
 
@@ -270,6 +276,37 @@ def test_two_players_play_a_seeded_game_to_its_end_by_clicking(
         assert page.locator("[data-section=turn]").get_attribute("data-over") == "true"
         assert shown(page, kind) == expected(final["state"])
     assert moves > 20
+    # and every conflict was told in both pages as it happened: both sides' strengths, the
+    # winner, and the API's words for it as each seat may see them (issue 26)
+    for seat, page in enumerate(players):
+        events = every_event(live_server, game_id, tokens[seat])
+        conflicts = [e for e in events if e["type"] == f"{kind}.ConflictResolved"]
+        told = page.locator("[data-news] [data-announce=ConflictResolved]")
+        shown_then = [
+            (
+                int(str(told.nth(i).get_attribute("data-event-version"))),
+                told.nth(i).get_attribute("data-strengths"),
+                told.nth(i).get_attribute("data-winner"),
+                told.nth(i).locator("[data-told]").inner_text(),
+            )
+            for i in range(told.count())
+        ]
+        # (read again at the end: the points another seat scored were secret until then)
+        assert shown_then == [
+            (
+                e["version"],
+                f"{e['data']['attacker_strength']}:{e['data']['defender_strength']}",
+                str(e["data"]["winner"]),
+                e["description"],
+            )
+            for e in conflicts
+        ]
+        ended = page.locator("[data-news] [data-announce=GameEnded]")
+        assert ended.count() == 1
+    # and the final screen passes an accessibility audit (axe-core): nothing serious
+    found = axe_violations(players[0])
+    record_audit(f"{kind}-final", found)
+    assert grave(found) == [], grave(found)
     # and no seat token ever went into a URL (the stream was opened with tickets)
     assert any("/events/stream?ticket=" in url for url in requested)
     assert not [url for url in requested if any(token in url for token in tokens)]
@@ -376,6 +413,17 @@ def play_moves(server: LiveServer, game_id: str, pages: list[Page], count: int, 
         ready(pages[seat], pending["version"])
         move(pages[seat], rng, used[seat])
         pages[seat].wait_for_selector(f"[data-game]:not([data-version='{pending['version']}'])")
+
+
+def every_event(server: LiveServer, game_id: str, token: str) -> list[dict[str, Any]]:
+    """All of a game's events as the seat may see them, page by page."""
+    events: list[dict[str, Any]] = []
+    after: int | None = 0
+    while after is not None:
+        body = api(server, f"/games/{game_id}/events?after={after}&limit=500", token)
+        events.extend(body["items"])
+        after = body["next_after"]
+    return events
 
 
 def all_events(server: LiveServer, game_id: str, token: str | None) -> list[dict[str, Any]]:

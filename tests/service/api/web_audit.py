@@ -1,0 +1,50 @@
+"""Helpers of the web client's browser tests: an axe-core audit run in the page (the npm
+package ``axe-core`` of package-lock.json, installed by ``scripts/install-test-deps.sh``,
+injected by Playwright) and the page-width check."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from playwright.sync_api import Page
+
+AXE = Path(__file__).resolve().parents[3] / "node_modules" / "axe-core" / "axe.min.js"
+SCREENSHOTS = Path(__file__).resolve().parents[3] / "var" / "screenshots"
+GRAVE = {"serious", "critical"}
+
+
+def axe_violations(page: Page) -> list[dict[str, Any]]:
+    """Every violation axe-core finds in the page as it is now (WCAG 2.1 A and AA rules and
+    axe's best practices)."""
+    if not AXE.exists():
+        pytest.fail("axe-core is missing: run scripts/install-test-deps.sh (npm ci)")
+    if not page.evaluate("typeof window.axe !== 'undefined'"):
+        page.add_script_tag(path=str(AXE))
+    found: list[dict[str, Any]] = page.evaluate(
+        "async () => (await axe.run(document, { resultTypes: ['violations'] })).violations"
+        ".map(v => ({ id: v.id, impact: v.impact, nodes: v.nodes.length,"
+        " targets: v.nodes.slice(0, 3).map(n => n.target.join(' ')) }))"
+    )
+    return found
+
+
+def grave(violations: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [v for v in violations if v["impact"] in GRAVE]
+
+
+def no_sideways_scroll(page: Page) -> bool:
+    return bool(page.evaluate("document.scrollingElement.scrollWidth <= window.innerWidth"))
+
+
+def screenshot(page: Page, name: str) -> None:
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SCREENSHOTS / name), full_page=True)
+
+
+def record_audit(name: str, violations: list[dict[str, Any]]) -> None:
+    """The audit's figures beside the screenshots (for the review)."""
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    (SCREENSHOTS / f"axe-{name}.json").write_text(json.dumps(violations, indent=1))
