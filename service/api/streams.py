@@ -35,11 +35,13 @@ from werkzeug.exceptions import ClientDisconnected
 from service.api.auth import Caller
 from service.api.context import caller_for, services
 from service.api.declare import ok, operation
+from service.api.fanout import FanOut
 from service.api.http import json_response
 from service.api.problems import ApiProblem, problem_response, unauthorized
 from service.api.settings import ApiSettings
 
 GATE_EXTENSION = "tigris.streams"
+FANOUT_EXTENSION = "tigris.fanout"
 RETRY_AFTER_S = 30
 _TICKET = re.compile(r"^[A-Za-z0-9_-]{16,128}$")
 
@@ -149,6 +151,13 @@ def stream_gate() -> StreamGate:
     gate = current_app.extensions[GATE_EXTENSION]
     assert isinstance(gate, StreamGate)
     return gate
+
+
+def fan_out() -> FanOut:
+    """The followers of this process's watched games (``service.api.fanout``)."""
+    hub = current_app.extensions[FANOUT_EXTENSION]
+    assert isinstance(hub, FanOut)
+    return hub
 
 
 @blueprint.post("/games/<gid:game_id>/stream-tickets")
