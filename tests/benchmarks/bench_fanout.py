@@ -252,7 +252,7 @@ def main() -> None:
         env = {
             **os.environ, "REDIS_URL": server.url, "TIGRIS_ADMIN_TOKEN": ADMIN_TOKEN,
             "TIGRIS_PORT": str(port), "TIGRIS_WORKERS": str(args.workers),
-            "TIGRIS_LOG_LEVEL": "warning", **RAISED,
+            "TIGRIS_LOG_LEVEL": "warning", "TIGRIS_REQUEST_LOG": "off", **RAISED,
         }  # fmt: skip
         service = subprocess.Popen([sys.executable, "-m", "service"], env=env)
         try:
