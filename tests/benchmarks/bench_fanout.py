@@ -77,7 +77,7 @@ def _viewers(
             ("127.0.0.1", port), timeout=30, source_address=(address, 0)
         )
         sock.sendall(
-            f"GET /games/{game_id}/events/stream?wait=3600 HTTP/1.1\r\nHost: bench\r\n\r\n".encode()
+            f"GET /games/{game_id}/events/stream?wait=600 HTTP/1.1\r\nHost: bench\r\n\r\n".encode()
         )
         socks.append(sock)
     selector = selectors.DefaultSelector()
