@@ -1,11 +1,14 @@
 """The event log (paginated) and its live twin, a server-sent-event stream.
 
 The stream is a plain generator: each open stream is one greenlet of the production server
-(gunicorn's gevent worker, ``service.api.worker``) that mostly sleeps in a blocking Redis
-read (XREAD BLOCK via ``wait_for_events``, at most one heartbeat long, on a Redis pool of
-its own), so open streams cost memory, not the capacity commands need. Streams are counted
-per process, client address and game (``service.api.streams``: 503/429 beyond the limits);
-a browser authenticates with a stream ticket (``?ticket=``) instead of a header.
+(gunicorn's gevent worker, ``service.api.worker``). It first catches up from Redis (after
+``Last-Event-ID`` or ``after``), rendering for itself; then it joins the process's one
+follower of the game (``service.api.fanout``), which reads the game's new events once, in
+a blocking read on a Redis pool of its own, renders them once per viewer class and hands
+the frames to every stream of the game; the stream mostly sleeps until then, so open
+streams cost memory, not the capacity commands need. Streams are counted per process,
+client address and game (``service.api.streams``: 503/429 beyond the limits); a browser
+authenticates with a stream ticket (``?ticket=``) instead of a header.
 """
 
 from __future__ import annotations

@@ -3,9 +3,10 @@
 Limits (per server process, see ``ApiSettings``): at most ``max_streams`` open streams in
 all (then 503), ``streams_per_client`` per client address and ``streams_per_game`` per
 game (then 429); every refusal is a problem with ``Retry-After``. And at most
-``stream_concurrency`` streams of a process build a batch of events at the same time (the
-CPU part of a stream): a burst of events fanned out to many streams then delays the
-streams, which catch up with bigger batches, rather than the commands. The counts live in the
+``stream_concurrency`` streams or game followers of a process build a batch of events at
+the same time (the CPU part of streaming: a stream's own catch-up, a follower's rendering
+per viewer class, ``service.api.fanout``): a burst of events then delays the streams, which
+catch up with bigger batches, rather than the commands. The counts live in the
 process because the streams do: a stream that ends, however it ends (finished, client
 gone, write timed out, worker killed), leaves the count with its process. A client that
 closes its stream frees the slot at once: the worker watches every stream's socket
