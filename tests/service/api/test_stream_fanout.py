@@ -245,7 +245,7 @@ def small_buffer_app(redis_url: str, key_prefix: str) -> Flask:
             "REDIS_URL": redis_url,
             "TIGRIS_KEY_PREFIX": key_prefix,
             "TIGRIS_ADMIN_TOKEN": ADMIN_TOKEN,
-            "TIGRIS_STREAM_BUFFER": "4",
+            "TIGRIS_STREAM_BUFFER": "6",
             "TIGRIS_SSE_HEARTBEAT": "1",
         }
     )
@@ -279,8 +279,8 @@ def test_a_stream_that_does_not_keep_up_is_closed_and_the_others_are_not_held_up
         reader = threading.Thread(target=keep_up)
         reader.start()
         try:
-            # When more events than the buffer holds are played
-            for _ in range(8):
+            # When more events than the buffer holds are played (a command makes one or more)
+            for _ in range(10):
                 seat = api.awaited(game)[0]
                 command = api.legal(game, seat)[0]
                 assert api.command(game, seat, command).status_code == 200
