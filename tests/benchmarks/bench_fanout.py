@@ -8,7 +8,9 @@ size (100, 1,000 and 3,000 viewers by default):
 
 1. ``--readers`` processes open that many spectator streams on one fresh game (20 per
    loopback address, so that the per-client limit holds) and read them on one event loop
-   each, noting when every event's frame (``id: <version>``) arrives;
+   each, noting when every event's frame (``id: <version>``) arrives; the commands start
+   once every stream has caught up with the game as created (so that the delivery measured
+   is the live one, not the streams' opening);
 2. a pacer posts the game's seeded legal commands at ``--pace`` per second for
    ``--seconds``, noting when it sent each one; meanwhile the ``bench_api`` load (keep-alive
    clients, seeded commands) plays other games, to compare its rate with a run without
@@ -49,7 +51,7 @@ from typing import Any
 
 from service.embedded_redis import EmbeddedRedis
 from tests.benchmarks.bench_api import ADMIN_TOKEN, _free_port, _request, bench_api, plan_games
-from tests.benchmarks.bench_isolation import _raise_fd_limit, _status_of
+from tests.benchmarks.bench_isolation import _raise_fd_limit
 
 FRAME_ID = re.compile(rb"(?m)^id: ([0-9]+)\r?$")
 PER_ADDRESS = 20
@@ -62,7 +64,15 @@ RAISED = {
 
 
 def _viewers(
-    port: int, game_id: str, count: int, *, first: int, out: Any, stop: Any, limit_s: float
+    port: int,
+    game_id: str,
+    count: int,
+    *,
+    caught_up: int,
+    first: int,
+    out: Any,
+    stop: Any,
+    limit_s: float,
 ) -> None:
     """Open ``count`` spectator streams on ``game_id`` and read them until ``stop``: report
     each stream's (version, arrival) list, the answers' statuses and the streams the server
@@ -83,16 +93,20 @@ def _viewers(
     selector = selectors.DefaultSelector()
     arrivals: list[list[tuple[int, float]]] = [[] for _ in socks]
     tails: list[bytes] = [b"" for _ in socks]
+    reading: set[int] = set()
     for n, sock in enumerate(socks):
-        status = _status_of(sock, deadline)
+        status, rest = _head(sock, deadline)
         statuses[status] += 1
         if status == 200:
+            arrivals[n].extend((int(v), time.monotonic()) for v in FRAME_ID.findall(rest))
+            tails[n] = rest[rest.rfind(b"\n") + 1 :]
             sock.setblocking(False)
             selector.register(sock, selectors.EVENT_READ, n)
-    out.put(("ready", dict(statuses)))
+            reading.add(n)
     dropped = 0
-    ends = time.monotonic() + limit_s
-    while not stop.is_set() and time.monotonic() < ends:
+
+    def pump() -> None:
+        nonlocal dropped
         for key, _ in selector.select(timeout=0.1):
             n = key.data
             sock = socks[n]
@@ -111,9 +125,30 @@ def _viewers(
             cut = data.rfind(b"\n") + 1
             tails[n] = data[cut:]
             arrivals[n].extend((int(v), now) for v in FRAME_ID.findall(data[:cut]))
+
+    # Ready once every stream has caught up with the game as created (its last event).
+    while time.monotonic() < deadline and any(not (a and a[-1][0] >= caught_up) for a in arrivals):
+        pump()
+    out.put(("ready", dict(statuses)))
+    ends = time.monotonic() + limit_s
+    while not stop.is_set() and time.monotonic() < ends:
+        pump()
     for sock in socks:
         sock.close()
     out.put(("done", {"arrivals": arrivals, "dropped": dropped}))
+
+
+def _head(sock: socket.socket, deadline: float) -> tuple[int, bytes]:
+    """The status of the answer on ``sock`` and what came after its head."""
+    data = b""
+    while b"\r\n\r\n" not in data and time.monotonic() < deadline:
+        sock.settimeout(max(0.1, deadline - time.monotonic()))
+        chunk = sock.recv(65536)
+        if not chunk:
+            return 0, b""
+        data += chunk
+    head, _, rest = data.partition(b"\r\n\r\n")
+    return (int(head.split(b" ", 2)[1]) if head.startswith(b"HTTP/1.1 ") else 0), rest
 
 
 def _pace(
@@ -177,7 +212,13 @@ def _size(
         multiprocessing.Process(
             target=_viewers,
             args=(port, watched.game_id, share),
-            kwargs={"first": sum(shares[:r]), "out": queue, "stop": stop, "limit_s": 600.0},
+            kwargs={
+                "caught_up": watched.version,
+                "first": sum(shares[:r]),
+                "out": queue,
+                "stop": stop,
+                "limit_s": 600.0,
+            },
         )
         for r, share in enumerate(shares)
     ]
@@ -188,7 +229,7 @@ def _size(
         kind, counted = queue.get(timeout=300)
         assert kind == "ready"
         statuses.update(counted)
-    time.sleep(2)  # the catch-up frames are written
+    time.sleep(1)
     rss_open = _rss_kb(service_pid)
     pool = multiprocessing.pool.ThreadPool(1)
     paced = pool.apply_async(_pace, (port, watched, args.pace, args.seconds))
