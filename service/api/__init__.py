@@ -36,6 +36,7 @@ from service.api import (
     streams,
 )
 from service.api.context import EXTENSION, Services
+from service.api.fanout import FanOut
 from service.api.settings import ApiSettings
 from service.application.game_service import GameService, build_service
 from service.application.observer import Observer
@@ -123,8 +124,15 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
         app_metrics.watch_tiers(found.archive_stats, found.archive_stats.client)
     app.extensions[EXTENSION] = found
 
-    app.extensions[streams.GATE_EXTENSION] = streams.StreamGate(
-        settings, on_change=app_metrics.streams_open
+    gate = streams.StreamGate(settings, on_change=app_metrics.streams_open)
+    app.extensions[streams.GATE_EXTENSION] = gate
+    # One follower per watched game and process, shared by its streams (service.api.fanout).
+    app.extensions[streams.FANOUT_EXTENSION] = FanOut(
+        found.games,
+        wait_s=settings.sse_heartbeat_s,
+        limit=settings.stream_buffer,
+        work=gate.work,
+        on_drop=app_metrics.stream_dropped,
     )
     metrics.install(app, app_metrics)
     background.install(app, config, found.games)  # what follows every write: jobs

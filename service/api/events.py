@@ -1,20 +1,22 @@
 """The event log (paginated) and its live twin, a server-sent-event stream.
 
 The stream is a plain generator: each open stream is one greenlet of the production server
-(gunicorn's gevent worker, ``service.api.worker``) that mostly sleeps in a blocking Redis
-read (XREAD BLOCK via ``wait_for_events``, at most one heartbeat long, on a Redis pool of
-its own), so open streams cost memory, not the capacity commands need. Streams are counted
-per process, client address and game (``service.api.streams``: 503/429 beyond the limits);
-a browser authenticates with a stream ticket (``?ticket=``) instead of a header.
+(gunicorn's gevent worker, ``service.api.worker``). It first catches up from Redis (after
+``Last-Event-ID`` or ``after``), rendering for itself; then it joins the process's one
+follower of the game (``service.api.fanout``), which reads the game's new events once, in
+a blocking read on a Redis pool of its own, renders them once per viewer class and hands
+the frames to every stream of the game; the stream mostly sleeps until then, so open
+streams cost memory, not the capacity commands need. Streams are counted per process,
+client address and game (``service.api.streams``: 503/429 beyond the limits); a browser
+authenticates with a stream ticket (``?ticket=``) instead of a header.
 """
 
 from __future__ import annotations
 
-import json
 import logging
 import re
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from contextlib import AbstractContextManager
 from typing import Any
 
@@ -24,19 +26,20 @@ from flask import Blueprint, Response, request, stream_with_context
 from service.api.auth import Caller
 from service.api.context import caller_for, services
 from service.api.declare import ok, operation, query
+from service.api.fanout import STREAM_BATCH, Closed, Ended, FanOut, Frames, ViewerClass, encode
 from service.api.http import json_response, load_query, not_modified
 from service.api.language import language
 from service.api.problems import bad_request
 from service.api.schemas import EventListQuerySchema, StreamQuerySchema
-from service.api.streams import caller_from_ticket, stream_gate
+from service.api.streams import caller_from_ticket, fan_out, stream_gate
 from service.application.game_service import GameService
 from service.application.rendering import events_json
+from service.application.repository import LoadedGame
 from service.errors import StoreUnavailable
 
 log = logging.getLogger(__name__)
 blueprint = Blueprint("events", __name__)
 _LAST_EVENT_ID = re.compile(r"^[0-9]{1,12}$")
-STREAM_BATCH = 200
 
 
 @blueprint.get("/games/<gid:game_id>/events")
@@ -166,6 +169,7 @@ def stream_events(game_id: str) -> Response:
             release=release,
             work=gate.work,
             language=language(),
+            hub=fan_out(),
         )
         response = Response(stream_with_context(stream), mimetype="text/event-stream")
     except BaseException:
@@ -189,17 +193,18 @@ def _stream(
     release: Callable[[], None],
     work: AbstractContextManager[Any],
     language: str,
-) -> Iterator[str]:
+    hub: FanOut,
+) -> Iterator[bytes]:
     try:
         yield from _events(
             games,
             game_id,
-            caller,
+            ViewerClass(caller.admin, None if caller.admin else caller.seat, language),
             after=after,
             wait_s=wait_s,
             heartbeat_s=heartbeat_s,
             work=work,
-            language=language,
+            hub=hub,
         )
     except (StoreUnavailable, redis.RedisError) as exc:
         # The headers are sent: no problem can be answered any more. The stream ends
@@ -209,52 +214,113 @@ def _stream(
         release()
 
 
+class _Position:
+    """Where a stream stands: the last version it sent."""
+
+    def __init__(self, after: int) -> None:
+        self.after = after
+
+
+def _catch_up(
+    games: GameService,
+    game_id: str,
+    viewer: ViewerClass,
+    position: _Position,
+    *,
+    upto: int | None,
+    work: AbstractContextManager[Any],
+) -> Generator[bytes, None, LoadedGame]:
+    """The events after ``position`` (up to ``upto``, else up to the game's version), read
+    from Redis and rendered for this stream alone: on opening, and over a gap in the
+    follower's frames. Returns with the game as last read."""
+    while True:
+        # Only events up to the version of the game just read are sent, so that they are
+        # shown as of a state no older than themselves.
+        current = games.repository.get(game_id)
+        end = current.version if upto is None else min(upto, current.version)
+        ahead = end - position.after
+        if ahead <= 0:
+            return current
+        # Building a batch is CPU work (decode, redact, encode): a few streams at a time
+        # per process, so that many streams catching up cannot starve commands.
+        with work:
+            batch = games.queries.events(
+                game_id,
+                after_version=position.after,
+                limit=min(ahead, STREAM_BATCH),
+                game=current,
+            )
+            frames = encode(
+                batch,
+                events_json(batch, viewer, current, games=games, language=viewer.language),
+            )
+        if not frames:
+            return current
+        yield b"".join(frame for _, frame in frames)
+        position.after = frames[-1][0]
+
+
 def _events(
     games: GameService,
     game_id: str,
-    caller: Caller,
+    viewer: ViewerClass,
     *,
     after: int,
     wait_s: float,
     heartbeat_s: float,
     work: AbstractContextManager[Any],
-    language: str,
-) -> Iterator[str]:
-    yield "retry: 2000\n\n"
+    hub: FanOut,
+) -> Iterator[bytes]:
+    yield b"retry: 2000\n\n"
     deadline = time.monotonic() + wait_s
-    while True:
-        # The one read of the game's info in this iteration; only events up to its version
-        # are sent now, so that they are shown as of a state no older than themselves.
-        current = games.repository.get(game_id)
-        ahead = current.version - after
-        if ahead <= 0:
-            if current.rules.is_over(current.state):
-                return  # nothing can follow the end
+    position = _Position(after)
+    current = yield from _catch_up(games, game_id, viewer, position, upto=None, work=work)
+    if position.after >= current.version and current.rules.is_over(current.state):
+        return  # nothing can follow the end
+    if position.after > after:
+        deadline = time.monotonic() + wait_s
+    if deadline <= time.monotonic():
+        return
+    # Live: the process's one follower of this game hands this stream its frames.
+    subscription = hub.join(game_id, viewer, position.after)
+    try:
+        if subscription.joined_at > position.after:  # the follower was ahead
+            yield from _catch_up(
+                games, game_id, viewer, position, upto=subscription.joined_at, work=work
+            )
+        while True:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 return
-            # One event is enough to wake up: the batch is read below, under ``work``.
-            if not games.queries.wait_for_events(
-                game_id, after, min(heartbeat_s, remaining), game=current, limit=1
-            ):
-                yield ": keep-alive\n\n"
-            continue  # what arrived is sent next time round, with the game as it is then
-        # Building a batch is CPU work (decode, redact, encode): a few streams at a time
-        # per process, so that a burst of events fanned out to many streams cannot starve
-        # commands (streams that wait catch up with bigger batches). Written outside it.
-        with work:
-            batch = games.queries.events(
-                game_id, after_version=after, limit=min(ahead, STREAM_BATCH), game=current
-            )
-            messages = [
-                f"id: {event.version}\nevent: game-event\n"
-                f"data: {json.dumps(item, separators=(',', ':'))}\n\n"
-                for event, item in zip(
-                    batch,
-                    events_json(batch, caller, current, games=games, language=language),
-                    strict=True,
-                )
-            ]
-        yield from messages
-        after = batch[-1].version
-        deadline = time.monotonic() + wait_s
+            items = subscription.take(min(heartbeat_s, remaining))
+            if not items:
+                yield b": keep-alive\n\n"
+                continue
+            for item in items:
+                if isinstance(item, Closed):
+                    yield f": closed: {item.reason}\n\n".encode()
+                    return
+                if isinstance(item, Frames):
+                    fresh = [(v, frame) for v, frame in item.frames if v > position.after]
+                    if not fresh:
+                        continue
+                    if fresh[0][0] > position.after + 1:  # a gap: read it first
+                        yield from _catch_up(
+                            games, game_id, viewer, position, upto=fresh[0][0] - 1, work=work
+                        )
+                        fresh = [(v, frame) for v, frame in fresh if v > position.after]
+                    if fresh:
+                        yield b"".join(frame for _, frame in fresh)
+                        position.after = fresh[-1][0]
+                    deadline = time.monotonic() + wait_s
+                else:  # Behind or Ended: read up to its version from Redis
+                    before = position.after
+                    yield from _catch_up(
+                        games, game_id, viewer, position, upto=item.version, work=work
+                    )
+                    if position.after > before:
+                        deadline = time.monotonic() + wait_s
+                    if isinstance(item, Ended):
+                        return
+    finally:
+        hub.leave(subscription)

@@ -22,6 +22,8 @@ Metrics (labels in brackets):
 - ``tigris_game_loads_total`` [source]: states built from a snapshot (``snapshot``, a hit),
   from the first event (``events``, a miss), or a cached copy caught up (``catch_up``)
 - ``tigris_event_streams_open`` gauge: open event streams of the live worker processes
+- ``tigris_event_streams_dropped_total``: streams closed for falling too far behind their
+  game (``TIGRIS_STREAM_BUFFER``, ``service.api.fanout``)
 - ``tigris_queue_jobs`` gauge [queue, state]: RQ jobs per queue and state (``queued``,
   ``started``, ``deferred``, ``scheduled``, ``failed``, ``finished``)
 
@@ -130,6 +132,12 @@ class PrometheusMetrics:
             multiprocess_mode="livesum",
             registry=registry,
         )
+        self.streams_dropped = Counter(
+            "tigris_event_streams_dropped",
+            "Event streams closed because their client read too slowly to keep up with "
+            "the game (TIGRIS_STREAM_BUFFER events behind).",
+            registry=registry,
+        )
         self.archive_reads = Histogram(
             "tigris_archive_read_seconds",
             "Archived games read back by this process (a miss of its decoded-game cache): "
@@ -190,6 +198,9 @@ class PrometheusMetrics:
     # --------------------------------------------------------------- the rest
     def streams_open(self, count: int) -> None:
         self.streams.set(count)
+
+    def stream_dropped(self) -> None:
+        self.streams_dropped.inc()
 
     def exposition(self) -> bytes:
         """The text of a scrape: every process's values in multiprocess mode, else this

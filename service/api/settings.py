@@ -81,6 +81,12 @@ class ApiSettings(EnvSettings):
         le=MAX_HOLD_S,
         validation_alias="TIGRIS_MAX_WAIT",
     )
+    stream_buffer: int = setting(
+        1000,
+        "Events an event stream may fall behind its game (its client reading too slowly) "
+        "before it is closed; the client reconnects with ``Last-Event-ID``.",
+        ge=1,
+    )
     cors_origins: Annotated[tuple[str, ...], NoDecode] = setting(
         (), "Comma-separated origins (``scheme://host[:port]``) allowed by CORS (unset: none)."
     )

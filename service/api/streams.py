@@ -3,9 +3,10 @@
 Limits (per server process, see ``ApiSettings``): at most ``max_streams`` open streams in
 all (then 503), ``streams_per_client`` per client address and ``streams_per_game`` per
 game (then 429); every refusal is a problem with ``Retry-After``. And at most
-``stream_concurrency`` streams of a process build a batch of events at the same time (the
-CPU part of a stream): a burst of events fanned out to many streams then delays the
-streams, which catch up with bigger batches, rather than the commands. The counts live in the
+``stream_concurrency`` streams or game followers of a process build a batch of events at
+the same time (the CPU part of streaming: a stream's own catch-up, a follower's rendering
+per viewer class, ``service.api.fanout``): a burst of events then delays the streams, which
+catch up with bigger batches, rather than the commands. The counts live in the
 process because the streams do: a stream that ends, however it ends (finished, client
 gone, write timed out, worker killed), leaves the count with its process. A client that
 closes its stream frees the slot at once: the worker watches every stream's socket
@@ -35,11 +36,13 @@ from werkzeug.exceptions import ClientDisconnected
 from service.api.auth import Caller
 from service.api.context import caller_for, services
 from service.api.declare import ok, operation
+from service.api.fanout import FanOut
 from service.api.http import json_response
 from service.api.problems import ApiProblem, problem_response, unauthorized
 from service.api.settings import ApiSettings
 
 GATE_EXTENSION = "tigris.streams"
+FANOUT_EXTENSION = "tigris.fanout"
 RETRY_AFTER_S = 30
 _TICKET = re.compile(r"^[A-Za-z0-9_-]{16,128}$")
 
@@ -149,6 +152,13 @@ def stream_gate() -> StreamGate:
     gate = current_app.extensions[GATE_EXTENSION]
     assert isinstance(gate, StreamGate)
     return gate
+
+
+def fan_out() -> FanOut:
+    """The followers of this process's watched games (``service.api.fanout``)."""
+    hub = current_app.extensions[FANOUT_EXTENSION]
+    assert isinstance(hub, FanOut)
+    return hub
 
 
 @blueprint.post("/games/<gid:game_id>/stream-tickets")

@@ -7,9 +7,12 @@ on a fresh embedded Redis and measures, with the clients of ``bench_api`` (keep-
 
 1. the command rate and latency with nothing else open;
 2. the same on fresh games while another process holds 1,000 open event streams (on idle
-   games, or with ``--follow`` on the games being played), 200 of which stop reading after
+   games, or with ``--follow`` on the games being played, whose events then flow to every
+   stream: the issue's case is ``--follow --streams 560``), 200 of which stop reading after
    their response head, plus 400 stalled half-requests (part of a request head, then
-   nothing; each one the server closes is replaced at once, a slowloris attack).
+   nothing; each one the server closes is replaced at once, a slowloris attack). The
+   reading streams count the events they receive (``id:`` lines), and the streams the
+   server ended.
 
 Meanwhile a prober process asks ``/healthz`` every 50 ms on a new connection. Targets:
 commands keep >= 80 % of their rate without streams, p99 <= 50 ms; ``/healthz`` always
@@ -108,6 +111,8 @@ def _hold(
     out.put(("ready", dict(statuses)))
     replaced = 0
     received = 0
+    frames = 0
+    tail: dict[int, bytes] = {}
     ends = time.monotonic() + PHASE_LIMIT_S
     while not stop.is_set() and time.monotonic() < ends:
         for key, _ in selector.select(timeout=0.1):
@@ -121,6 +126,10 @@ def _hold(
                 chunk = b""
             received += len(chunk)
             if chunk:
+                if key.data == "stream":
+                    data = tail.get(ready.fileno(), b"") + chunk
+                    frames += data.count(b"\nid: ")
+                    tail[ready.fileno()] = data[-4:]  # shorter than a match
                 continue
             selector.unregister(ready)
             ready.close()
@@ -129,7 +138,17 @@ def _hold(
                 selector.register(_stalled(port, replaced), selectors.EVENT_READ, "stalled")
             else:
                 statuses[-1] += 1  # a stream the server ended
-    out.put(("done", {"replaced_stalled": replaced, "stream_bytes": received}))
+    out.put(
+        (
+            "done",
+            {
+                "replaced_stalled": replaced,
+                "stream_bytes": received,
+                "stream_events": frames,
+                "streams_ended": statuses[-1],
+            },
+        )
+    )
     for sock in opened:
         sock.close()
     for key in list(selector.get_map().values()):
@@ -263,8 +282,10 @@ def main() -> None:
         f"  load     : {args.streams} streams on {'the played' if args.follow else '50 idle'} "
         f"games (answers {statuses}; {args.never_read} never read), {args.stalled} stalled "
         f"half-requests ({held['replaced_stalled']} closed by the server and replaced), "
-        f"{held['stream_bytes']:,} stream bytes read"
+        f"{held['stream_bytes']:,} stream bytes read, {held['stream_events']:,} events "
+        f"received, {held['streams_ended']} streams ended by the server"
     )
+    print("load average:", os.getloadavg())
     worst = max(load_probes[0])
     verdict = (
         ratio >= 0.8 and load["p99_ms"] <= 50 and worst <= 0.1 and load_probes[1] == 0

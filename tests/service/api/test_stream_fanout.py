@@ -1,0 +1,303 @@
+"""Live streams share one follower per watched game and server process
+(``service.api.fanout``): one blocking read and one rendering per event per viewer class,
+fanned out in memory. Many streams on one game get every event once and in order, a seat's
+stream never carries another seat's hidden cards, a stream that does not keep up is closed
+without holding up the others, and a reconnect with ``Last-Event-ID`` has no gap and no
+duplicate.
+
+The real server (gunicorn, one gevent worker: one process, one follower) on the tests'
+Redis, raw sockets on loopback (HTTP/1.0, so the stream's body is the bare event stream);
+the slow-consumer test drives the process's fan-out directly, on the same real Redis.
+Every loop is bounded by a deadline."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+import redis
+import requests
+from flask import Flask
+from flask.testing import FlaskClient
+
+from service.api import create_app
+from service.api.fanout import Closed, FanOut, Frames, ViewerClass
+from service.api.streams import FANOUT_EXTENSION
+from tests.service.api.conftest import (
+    ADMIN_TOKEN,
+    Api,
+    LiveServer,
+    start_live_server,
+)
+from tests.service.api.contract import ContractClient
+from tests.service.api.test_transport import _connect, _play_one
+
+STREAMS = 200
+BOUND_S = 60.0
+
+
+@pytest.fixture(scope="module")
+def server(redis_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
+    extra = {
+        "TIGRIS_WORKERS": "1",  # one process: every stream of a game shares its follower
+        "TIGRIS_STREAMS_PER_CLIENT": str(STREAMS + 10),
+        "TIGRIS_REQUEST_LOG": "off",
+    }
+    with start_live_server(redis_url, tmp_path_factory.mktemp("server"), extra) as live:
+        yield live
+
+
+class Stream:
+    """One event stream read from a raw socket: its messages (id, data) as they come."""
+
+    def __init__(self, server: LiveServer, game_id: str, headers: dict[str, str]) -> None:
+        self.sock = _connect(server)
+        lines = "".join(f"{name}: {value}\r\n" for name, value in headers.items())
+        self.sock.sendall(
+            f"GET /games/{game_id}/events/stream?wait=120 HTTP/1.0\r\nHost: test\r\n"
+            f"{lines}\r\n".encode()
+        )
+        self.buffer = b""
+        self.head: bytes | None = None
+        self.messages: list[tuple[int, dict[str, Any]]] = []
+        self.comments: list[str] = []
+        self.ended = False
+
+    def _receive(self, deadline: float) -> None:
+        self.sock.settimeout(max(0.05, deadline - time.monotonic()))
+        try:
+            chunk = self.sock.recv(1 << 16)
+        except TimeoutError:
+            return
+        if not chunk:
+            self.ended = True
+            return
+        self.buffer += chunk
+        if self.head is None and b"\r\n\r\n" in self.buffer:
+            self.head, _, self.buffer = self.buffer.partition(b"\r\n\r\n")
+        if self.head is None:
+            return
+        *complete, self.buffer = self.buffer.split(b"\n\n")
+        for block in complete:
+            fields = dict(
+                line.split(": ", 1) for line in block.decode().split("\n") if ": " in line
+            )
+            if "id" in fields:
+                self.messages.append((int(fields["id"]), json.loads(fields["data"])))
+            elif "" in fields:
+                self.comments.append(fields[""])
+
+    def status(self, deadline: float) -> int:
+        while self.head is None and not self.ended and time.monotonic() < deadline:
+            self._receive(deadline)
+        assert self.head is not None, "no response head"
+        return int(self.head.split(b" ", 2)[1])
+
+    def read_until(self, version: int, deadline: float) -> None:
+        """Read until the message of ``version`` came (or the stream ended, or the deadline)."""
+        while (
+            not (self.messages and self.messages[-1][0] >= version)
+            and not self.ended
+            and time.monotonic() < deadline
+        ):
+            self._receive(deadline)
+
+    @property
+    def ids(self) -> list[int]:
+        return [version for version, _ in self.messages]
+
+    def close(self) -> None:
+        self.sock.close()
+
+
+def _game(server: LiveServer, kind: str = "board") -> tuple[str, list[str], int]:
+    created = requests.post(
+        f"{server.url}/games",
+        json={"kind": kind, "seats": ["A", "B"], "seed": 21},
+        headers={"Authorization": f"Bearer {ADMIN_TOKEN}"},
+        timeout=10,
+    )
+    assert created.status_code == 201, created.text
+    body = created.json()
+    return body["game"]["game_id"], [s["token"] for s in body["seats"]], body["game"]["version"]
+
+
+def _blocked_reads(redis_url: str) -> int:
+    """Connections of the tests' Redis blocked in a stream read now."""
+    clients = redis.Redis.from_url(redis_url).client_list()
+    return sum(1 for c in clients if c.get("cmd") == "xread" and "b" in c.get("flags", ""))
+
+
+def test_many_streams_on_one_game_get_every_event_once_in_order(
+    server: LiveServer, redis_url: str
+) -> None:
+    # Given a game and 200 spectators' streams on it, all caught up and waiting
+    game_id, tokens, version = _game(server)
+    streams = [Stream(server, game_id, {}) for _ in range(STREAMS)]
+    session = requests.Session()
+    try:
+        deadline = time.monotonic() + BOUND_S
+        assert {s.status(deadline) for s in streams} == {200}
+        for stream in streams:
+            stream.read_until(version, deadline)
+        # then the process reads the game once for all of them, not once per stream
+        blocked = max(_blocked_reads(redis_url) for _ in range(5))
+        assert blocked <= 1, f"{blocked} blocked reads for one game in one process"
+        # When commands are played
+        for _ in range(12):
+            version = _play_one(server, session, game_id, tokens)
+        # Then every stream gets every event exactly once, in order
+        deadline = time.monotonic() + BOUND_S
+        for stream in streams:
+            stream.read_until(version, deadline)
+        expected = list(range(1, version + 1))
+        assert all(s.ids == expected for s in streams), [
+            s.ids for s in streams if s.ids != expected
+        ][:2]
+        # and the same frames
+        assert len({json.dumps(s.messages) for s in streams}) == 1
+    finally:
+        for stream in streams:
+            stream.close()
+
+
+def test_a_seats_stream_never_carries_another_seats_hidden_cards(server: LiveServer) -> None:
+    # Given a card game (hands are private) followed at once by each seat and a spectator
+    game_id, tokens, version = _game(server, "cards")
+    viewers = {
+        "seat 0": {"Authorization": f"Bearer {tokens[0]}"},
+        "seat 1": {"Authorization": f"Bearer {tokens[1]}"},
+        "spectator": {},
+    }
+    streams = {name: Stream(server, game_id, headers) for name, headers in viewers.items()}
+    session = requests.Session()
+    try:
+        deadline = time.monotonic() + BOUND_S
+        assert {s.status(deadline) for s in streams.values()} == {200}
+        for stream in streams.values():
+            stream.read_until(version, deadline)
+        # When the seats play, while the three streams share the game's follower
+        for _ in range(10):
+            version = _play_one(server, session, game_id, tokens)
+        deadline = time.monotonic() + BOUND_S
+        for stream in streams.values():
+            stream.read_until(version, deadline)
+        # Then each stream shows exactly what its viewer reads in the event log
+        seen = {}
+        for name, stream in streams.items():
+            page = session.get(
+                f"{server.url}/games/{game_id}/events?limit=500", headers=viewers[name], timeout=10
+            ).json()
+            assert [data for _, data in stream.messages] == page["items"], name
+            seen[name] = [data["data"] for _, data in stream.messages]
+        # and the views differ: each seat's own draws, hidden from the others
+        assert seen["seat 0"] != seen["seat 1"]
+        assert seen["seat 0"] != seen["spectator"]
+        assert seen["seat 1"] != seen["spectator"]
+    finally:
+        for stream in streams.values():
+            stream.close()
+
+
+def test_a_reconnect_with_last_event_id_has_no_gap_and_no_duplicate(server: LiveServer) -> None:
+    # Given a game followed by one stream that stays, and one that goes away
+    game_id, tokens, version = _game(server)
+    staying = Stream(server, game_id, {})
+    leaving = Stream(server, game_id, {})
+    session = requests.Session()
+    try:
+        deadline = time.monotonic() + BOUND_S
+        assert staying.status(deadline) == leaving.status(deadline) == 200
+        for _ in range(3):
+            version = _play_one(server, session, game_id, tokens)
+        leaving.read_until(version, deadline)
+        leaving.close()
+        last_seen = leaving.ids[-1]
+        # When events follow while it is gone (the follower runs on for the other stream)
+        for _ in range(4):
+            version = _play_one(server, session, game_id, tokens)
+        staying.read_until(version, deadline)
+        # and it comes back with Last-Event-ID while more events are played
+        back = Stream(server, game_id, {"Last-Event-ID": str(last_seen)})
+        try:
+            assert back.status(deadline) == 200
+            for _ in range(4):
+                version = _play_one(server, session, game_id, tokens)
+            back.read_until(version, time.monotonic() + BOUND_S)
+            staying.read_until(version, time.monotonic() + BOUND_S)
+            # Then the two connections together carry every event exactly once, in order
+            assert leaving.ids + back.ids == list(range(1, version + 1))
+            assert staying.ids == list(range(1, version + 1))
+        finally:
+            back.close()
+    finally:
+        staying.close()
+
+
+@pytest.fixture
+def small_buffer_app(redis_url: str, key_prefix: str) -> Flask:
+    app = create_app(
+        {
+            "REDIS_URL": redis_url,
+            "TIGRIS_KEY_PREFIX": key_prefix,
+            "TIGRIS_ADMIN_TOKEN": ADMIN_TOKEN,
+            "TIGRIS_STREAM_BUFFER": "6",
+            "TIGRIS_SSE_HEARTBEAT": "1",
+        }
+    )
+    app.test_client_class = ContractClient
+    return app
+
+
+def test_a_stream_that_does_not_keep_up_is_closed_and_the_others_are_not_held_up(
+    small_buffer_app: Flask,
+) -> None:
+    hub = small_buffer_app.extensions[FANOUT_EXTENSION]
+    assert isinstance(hub, FanOut)
+    client: FlaskClient
+    with small_buffer_app.test_client() as client:
+        api = Api(client)
+        game = api.create("board", seed=3)
+        spectator = ViewerClass(admin=False, seat=None, language="en")
+        # Given two subscriptions to one game: one never takes its frames, one does
+        slow = hub.join(game.game_id, spectator, game.version)
+        quick = hub.join(game.game_id, spectator, game.version)
+        received: list[int] = []
+        stop = threading.Event()
+
+        def keep_up() -> None:
+            ends = time.monotonic() + BOUND_S
+            while not stop.is_set() and time.monotonic() < ends:
+                for item in quick.take(0.2):
+                    assert isinstance(item, Frames)
+                    received.extend(version for version, _ in item.frames)
+
+        reader = threading.Thread(target=keep_up)
+        reader.start()
+        try:
+            # When more events than the buffer holds are played (a command makes one or more)
+            for _ in range(10):
+                seat = api.awaited(game)[0]
+                command = api.legal(game, seat)[0]
+                assert api.command(game, seat, command).status_code == 200
+            version = api.version(game)
+            deadline = time.monotonic() + BOUND_S
+            while (not received or received[-1] < version) and time.monotonic() < deadline:
+                time.sleep(0.05)
+        finally:
+            stop.set()
+            reader.join(timeout=BOUND_S)
+        # Then the reading one got every event, once, in order
+        assert received == list(range(game.version + 1, version + 1))
+        # and the slow one was closed, saying why, with nothing else queued
+        (closed,) = slow.take(0)
+        assert isinstance(closed, Closed)
+        assert "behind" in closed.reason and "Last-Event-ID" in closed.reason
+        # And the follower stops with its last stream
+        hub.leave(slow)
+        hub.leave(quick)
+        assert hub.followed == 0
