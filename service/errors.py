@@ -110,6 +110,19 @@ class GameNotStarted(ServiceError):
         self.open_seats = open_seats
 
 
+class SeatHasResigned(ServiceError):
+    """A command of a seat that resigned, from the seat itself (its token or its player):
+    the service makes its decisions now (domain/RESIGNATION.md)."""
+
+    def __init__(self, game_id: str, seat: int) -> None:
+        super().__init__(
+            f"seat {seat} of game {game_id!r} has resigned: the service makes its decisions "
+            "now, and its token (or player key) reads the game but sends no command"
+        )
+        self.game_id = game_id
+        self.seat = seat
+
+
 class SeatNotOpen(ServiceError):
     """A claim of a seat that is not open (claimed already, or named at creation)."""
 

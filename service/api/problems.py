@@ -29,6 +29,7 @@ from service.errors import (
     IdempotencyConflict,
     NotAllowedToAnswer,
     RevertNotAllowed,
+    SeatHasResigned,
     SeatNotFound,
     SeatNotOpen,
     StoreUnavailable,
@@ -231,6 +232,9 @@ PROBLEMS: dict[type[Exception], Problem] = {
         extra=lambda exc: {"open_seats": list(exc.open_seats)},
     ),
     SeatNotOpen: Problem(409, "seat-not-open", "Seat not open"),
+    SeatHasResigned: Problem(
+        409, "seat-resigned", "Seat resigned", extra=lambda exc: {"seat": exc.seat}
+    ),
     GameArchived: Problem(
         409,
         "game-archived",
@@ -367,7 +371,8 @@ RESPONSES: dict[str, ProblemResponse] = {
             "`game-not-started` with\n"
             "`open_seats` while seats wait to be claimed, `seat-not-open` "
             "for a claim of a seat\n"
-            "that is named or claimed already), or a limit is reached "
+            "that is named or claimed already, `seat-resigned` for a command from a seat that\n"
+            "resigned: the service plays it now), or a limit is reached "
             "(`too-many-webhooks`, with\n"
             "`scope` `game` or `token` and its `limit`).\n"
         ),
