@@ -60,7 +60,10 @@ PENDING: JSON = record(
         },
         "actions_left": COUNT,
         "colour": COLOUR,
-        "reason": {"type": "string", "enum": ["card", "conflict", "pile", "treasures", "blocked"]},
+        "reason": {
+            "type": "string",
+            "enum": ["card", "conflict", "pile", "treasures", "blocked", "resigned"],
+        },
         "column": COLUMN,
         "ships": array(COLOUR),
         "run": COLOUR,
