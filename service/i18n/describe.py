@@ -290,7 +290,17 @@ def _board_turn_ended(w: Words, d: Mapping[str, Any]) -> str:
     return w.t.gettext("{player}'s turn ends").format(player=w.player(d.get("seat")))
 
 
+def _resigned(w: Words, d: Mapping[str, Any]) -> str:
+    return w.t.gettext("{player} resigns").format(player=w.player(d.get("seat")))
+
+
+def _ended_by_resignations(w: Words) -> str:
+    return w.t.gettext("The game ends: only one player has not resigned.")
+
+
 def _board_ended(w: Words, d: Mapping[str, Any]) -> str:
+    if d.get("reason") == "resigned":
+        return _ended_by_resignations(w)
     if d.get("reason") == "treasures":
         return w.t.gettext("The game ends: only one or two treasures are left on the board.")
     return w.t.gettext("The game ends: the bag cannot supply the tiles a player must draw.")
@@ -468,6 +478,8 @@ def _cards_turn_began(w: Words, d: Mapping[str, Any]) -> str:
 
 def _cards_ended(w: Words, d: Mapping[str, Any]) -> str:
     reason = d.get("reason")
+    if reason == "resigned":
+        return _ended_by_resignations(w)
     if reason == "pile":
         return w.t.gettext("The game ends: the draw pile cannot refill the hands.")
     if reason == "treasures":
@@ -514,6 +526,7 @@ DESCRIBERS: dict[str, Describer] = {
     "board.MonumentDeclined": _board_no_monument,
     "board.TreasuresTaken": _board_treasures,
     "board.TurnEnded": _board_turn_ended,
+    "board.SeatResigned": _resigned,
     "board.GameEnded": _board_ended,
     "cards.GameStarted": _started,
     "cards.CardsDrawn": _cards_drawn,
@@ -531,6 +544,7 @@ DESCRIBERS: dict[str, Describer] = {
     "cards.ConflictResolved": _conflict,
     "cards.TreasureSwapped": _cards_treasure_swapped,
     "cards.TurnBegan": _cards_turn_began,
+    "cards.SeatResigned": _resigned,
     "cards.GameEnded": _cards_ended,
     "service.GameReverted": _reverted,
     "service.UndoRequested": _undo_requested,
