@@ -110,6 +110,28 @@ class GameNotStarted(ServiceError):
         self.open_seats = open_seats
 
 
+class GameAlreadyStarted(ServiceError):
+    """A seat asked to leave a game that has started (every seat was claimed): a running
+    game is resigned, not left (domain/RESIGNATION.md)."""
+
+    def __init__(self, game_id: str, seat: int) -> None:
+        super().__init__(
+            f"game {game_id!r} has started: seat {seat} can no longer leave it (send the "
+            "command Resign to give it up)"
+        )
+        self.game_id = game_id
+        self.seat = seat
+
+
+class SeatNotTaken(ServiceError):
+    """A seat asked to leave that nobody holds (it is open)."""
+
+    def __init__(self, game_id: str, seat: int) -> None:
+        super().__init__(f"seat {seat} of game {game_id!r} is open: nobody holds it to leave")
+        self.game_id = game_id
+        self.seat = seat
+
+
 class SeatHasResigned(ServiceError):
     """A command of a seat that resigned, from the seat itself (its token or its player):
     the service makes its decisions now (domain/RESIGNATION.md)."""

@@ -53,10 +53,20 @@ class SeatClaimed:
     name: str
 
 
-ServiceEvent = GameReverted | UndoRequested | UndoAnswered | SeatClaimed
-SERVICE_EVENT_TYPES = (GameReverted, UndoRequested, UndoAnswered, SeatClaimed)
+@dataclass(frozen=True, slots=True)
+class SeatLeft:
+    """The player of ``seat`` left the game before it started: the seat is open again, named
+    ``name`` until it is claimed; its token and its player's binding no longer count."""
+
+    seat: int
+    name: str
+
+
+ServiceEvent = GameReverted | UndoRequested | UndoAnswered | SeatClaimed | SeatLeft
+SERVICE_EVENT_TYPES = (GameReverted, UndoRequested, UndoAnswered, SeatClaimed, SeatLeft)
 
 SERVICE_EVENTS.register("GameReverted")(GameReverted)
 SERVICE_EVENTS.register("UndoRequested")(UndoRequested)
 SERVICE_EVENTS.register("UndoAnswered")(UndoAnswered)
 SERVICE_EVENTS.register("SeatClaimed")(SeatClaimed)
+SERVICE_EVENTS.register("SeatLeft")(SeatLeft)

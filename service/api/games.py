@@ -1,4 +1,5 @@
-"""``/games``: create (with named or open seats), list and read games; claim open seats."""
+"""``/games``: create (with named or open seats), list and read games; claim open seats and
+leave them."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from flask import Blueprint, Response
 from marshmallow import ValidationError
 
 from service.api.auth import Caller
-from service.api.context import caller_for, services
+from service.api.context import act_as, caller_for, services
 from service.api.declare import (
     ETAG_AS_IF_MATCH,
     GAME_READ_PROBLEMS,
@@ -35,7 +36,7 @@ from service.api.schemas import GameCreateSchema, GameListQuerySchema, SeatClaim
 from service.application.bots import BotSeat
 from service.application.clocks import ClockSpec
 from service.application.commands import open_seat_name
-from service.application.lobby import claim_meta
+from service.application.lobby import claim_meta, leave_meta
 
 blueprint = Blueprint("games", __name__)
 
@@ -352,6 +353,63 @@ def claim_seat(game_id: str, seat: int) -> Response:
     response.headers["Cache-Control"] = "no-store"  # the body holds the secret
     response.headers["Idempotent-Replayed"] = "true" if claimed.replayed else "false"
     return response
+
+
+@blueprint.post("/games/<gid:game_id>/seats/<int:seat>/leave")
+@operation(
+    "leaveSeat",
+    tags=["games"],
+    summary="Leave a game before it starts: the seat opens again.",
+    description=(
+        "The holder of a seat (its token, or the player bound to it) leaves a game that "
+        "still waits for players\n"
+        "(status `open`). The leave is the event `service.SeatLeft` in the game's stream, "
+        "stored atomically with\n"
+        "the revocation of every token of the seat and the end of its player's binding: "
+        "the seat is open again\n"
+        "(named `Open seat <n>`) for anyone to claim, and the game leaves the player's "
+        "lists. A game that has\n"
+        "started is not left but resigned (the command `Resign`): 409 `game-started`; "
+        "an open seat has nobody\n"
+        "to leave it: 409 `seat-not-taken`; another seat's token or player: 403.\n"
+    ),
+    security=[{"bearerAuth": []}],
+    parameters=["XRequestId", "AcceptLanguage"],
+    path_parameters=[
+        {
+            "name": "seat",
+            "in": "path",
+            "required": True,
+            "description": "The caller's seat, to leave (0-3).",
+            "schema": seat_number(),
+        }
+    ],
+    responses={
+        200: ok(
+            "Left: the seat is open again.",
+            "SeatLeft",
+            headers={"ETag": "ETag", "Content-Language": "ContentLanguage"},
+        )
+    },
+    problems=["RateLimited", "BadRequest", "Unauthorized", "Forbidden", "NotFound", "Conflict"],
+)
+def leave_seat(game_id: str, seat: int) -> Response:
+    """The caller's ``seat`` leaves ``game_id`` before it starts (its tokens revoked)."""
+    caller = caller_for(game_id)
+    if caller.player is not None:
+        caller = act_as(caller, seat)  # 403 for a seat that is not the player's
+    held = caller.require_seat("leave a seat")
+    if held != seat:
+        raise forbidden(f"this token holds seat {held}, not seat {seat}")
+    found = services()
+    revoked = found.credentials.revoked(game_id, seat)
+    left = found.games.lobby.leave(game_id, seat, leave_meta(request_id(), seat), revoked)
+    game = left.game
+    answer = {
+        "game": game_json(game),
+        "events": events_json(left.events, caller, game, language=language()),
+    }
+    return json_response(answer, version=game.version)
 
 
 def created_seat_json(

@@ -23,6 +23,7 @@ from domain.common.errors import FormatError, GameOver, NotAwaited, RulesError
 from service.api.language import problem_words
 from service.errors import (
     ConcurrencyError,
+    GameAlreadyStarted,
     GameArchived,
     GameNotFound,
     GameNotStarted,
@@ -32,6 +33,7 @@ from service.errors import (
     SeatHasResigned,
     SeatNotFound,
     SeatNotOpen,
+    SeatNotTaken,
     StoreUnavailable,
     UndoConflict,
     UndoNotFound,
@@ -232,6 +234,10 @@ PROBLEMS: dict[type[Exception], Problem] = {
         extra=lambda exc: {"open_seats": list(exc.open_seats)},
     ),
     SeatNotOpen: Problem(409, "seat-not-open", "Seat not open"),
+    GameAlreadyStarted: Problem(
+        409, "game-started", "Game started", extra=lambda exc: {"seat": exc.seat}
+    ),
+    SeatNotTaken: Problem(409, "seat-not-taken", "Seat not taken"),
     SeatHasResigned: Problem(
         409, "seat-resigned", "Seat resigned", extra=lambda exc: {"seat": exc.seat}
     ),
@@ -372,7 +378,8 @@ RESPONSES: dict[str, ProblemResponse] = {
             "`open_seats` while seats wait to be claimed, `seat-not-open` "
             "for a claim of a seat\n"
             "that is named or claimed already, `seat-resigned` for a command from a seat that\n"
-            "resigned: the service plays it now), or a limit is reached "
+            "resigned: the service plays it now, `game-started` or `seat-not-taken` for a seat\n"
+            "leaving a game that started, or a seat nobody holds), or a limit is reached "
             "(`too-many-webhooks`, with\n"
             "`scope` `game` or `token` and its `limit`).\n"
         ),

@@ -276,6 +276,19 @@ SCHEMAS: dict[str, dict[str, Any]] = {
             "legal": ref("CallerLegalCommands"),
         },
     },
+    "SeatLeft": {
+        "type": "object",
+        "required": ["game", "events"],
+        "additionalProperties": False,
+        "properties": {
+            "game": ref("Game"),
+            "events": {
+                "type": "array",
+                "description": "The leave's event (`service.SeatLeft`).",
+                "items": ref("Event"),
+            },
+        },
+    },
     "WebhookCreate": {
         "type": "object",
         "required": ["url"],

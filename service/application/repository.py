@@ -28,7 +28,7 @@ from service.application import chain
 from service.application.mapper import EventMapper, GameInfo, game_info
 from service.application.observer import NullObserver, Observer
 from service.errors import GameNotFound, StoreUnavailable, VersionNotFound
-from service.events import GameReverted, SeatClaimed, UndoAnswered, UndoRequested
+from service.events import GameReverted, SeatClaimed, SeatLeft, UndoAnswered, UndoRequested
 from service.store.port import EventStore, GameRecord, Snapshot, SnapshotStore, is_game_id
 
 
@@ -76,7 +76,7 @@ def replay(
     itself lie after an earlier revert: "state at k" always means the fold of the first k
     events, reverts included): answered from the states seen on the way, else by
     ``state_at(k)`` for a revert that reaches back before the base. ``UndoRequested`` /
-    ``UndoAnswered`` leave the state alone; ``SeatClaimed`` renames the seat
+    ``UndoAnswered`` leave the state alone; ``SeatClaimed`` and ``SeatLeft`` rename the seat
     (``rules.rename_seat``). Returns ``(state, version)``.
     """
     seen: dict[int, Any] = {}
@@ -97,10 +97,10 @@ def replay(
                 state = state_at(target)
             else:
                 raise FormatError(f"revert to v{target} reaches before the folded range")
-        elif isinstance(event, UndoRequested | UndoAnswered | SeatClaimed):
+        elif isinstance(event, UndoRequested | UndoAnswered | SeatClaimed | SeatLeft):
             if state is None:
                 raise FormatError("a game cannot begin with a service event")
-            if isinstance(event, SeatClaimed):
+            if isinstance(event, SeatClaimed | SeatLeft):
                 state = rules.rename_seat(state, event.seat, event.name)
         else:
             state = rules.evolve(state, event)

@@ -510,6 +510,12 @@ def _seat_claimed(w: Words, d: Mapping[str, Any]) -> str:
     return w.t.gettext("{name} takes a seat at the table").format(name=d.get("name"))
 
 
+def _seat_left(w: Words, d: Mapping[str, Any]) -> str:
+    return w.t.gettext("The player of seat {seat} leaves the table; the seat is open again").format(
+        seat=d.get("seat")
+    )
+
+
 DESCRIBERS: dict[str, Describer] = {
     "board.GameStarted": _started,
     "board.TilesDrawn": _board_drawn,
@@ -550,6 +556,7 @@ DESCRIBERS: dict[str, Describer] = {
     "service.UndoRequested": _undo_requested,
     "service.UndoAnswered": _undo_answered,
     "service.SeatClaimed": _seat_claimed,
+    "service.SeatLeft": _seat_left,
 }
 
 
