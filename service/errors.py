@@ -132,6 +132,14 @@ class SeatNotTaken(ServiceError):
         self.seat = seat
 
 
+class GameNotOver(ServiceError):
+    """A rematch of a game that has not ended."""
+
+    def __init__(self, game_id: str) -> None:
+        super().__init__(f"game {game_id!r} is not over: a rematch follows a finished game")
+        self.game_id = game_id
+
+
 class SeatHasResigned(ServiceError):
     """A command of a seat that resigned, from the seat itself (its token or its player):
     the service makes its decisions now (domain/RESIGNATION.md)."""

@@ -62,11 +62,27 @@ class SeatLeft:
     name: str
 
 
-ServiceEvent = GameReverted | UndoRequested | UndoAnswered | SeatClaimed | SeatLeft
-SERVICE_EVENT_TYPES = (GameReverted, UndoRequested, UndoAnswered, SeatClaimed, SeatLeft)
+@dataclass(frozen=True, slots=True)
+class RematchCreated:
+    """A rematch of this finished game was asked for: it is the game ``game_id`` (same kind,
+    options and players); changes no state."""
+
+    game_id: str
+
+
+ServiceEvent = GameReverted | UndoRequested | UndoAnswered | SeatClaimed | SeatLeft | RematchCreated
+SERVICE_EVENT_TYPES = (
+    GameReverted,
+    UndoRequested,
+    UndoAnswered,
+    SeatClaimed,
+    SeatLeft,
+    RematchCreated,
+)
 
 SERVICE_EVENTS.register("GameReverted")(GameReverted)
 SERVICE_EVENTS.register("UndoRequested")(UndoRequested)
 SERVICE_EVENTS.register("UndoAnswered")(UndoAnswered)
 SERVICE_EVENTS.register("SeatClaimed")(SeatClaimed)
 SERVICE_EVENTS.register("SeatLeft")(SeatLeft)
+SERVICE_EVENTS.register("RematchCreated")(RematchCreated)

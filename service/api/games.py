@@ -412,6 +412,58 @@ def leave_seat(game_id: str, seat: int) -> Response:
     return json_response(answer, version=game.version)
 
 
+@blueprint.post("/games/<gid:game_id>/rematch")
+@operation(
+    "createRematch",
+    tags=["games"],
+    summary="Ask for a rematch of a finished game: the same kind, options and players.",
+    description=(
+        "A seat of a finished game (its token, or its player's key with `?seat=` when the "
+        "player holds several)\n"
+        "asks for a rematch: a new game of the same kind, options, seat names, bots, clock "
+        "and player bindings,\n"
+        "linked both ways (`rematch_of` in the new game, `rematch` in the finished one, "
+        "written by the event\n"
+        "`service.RematchCreated` in the finished game's stream). One rematch per game: the "
+        "first request makes it\n"
+        "(201) and gets its own seat's new token when that seat has neither player nor bot; "
+        "any later request,\n"
+        "from any seat, answers the same game (200) without a token. Seats with neither "
+        "player, bot nor the\n"
+        "first caller are created open under their names, for their players to claim. A "
+        "game not over: 409\n"
+        "`game-not-over`.\n"
+    ),
+    security=[{"bearerAuth": []}],
+    parameters=["PlayerSeat", "XRequestId", "AcceptLanguage"],
+    responses={
+        201: ok(
+            "The rematch, made now; the caller's seat token, if it has one, shown once.",
+            "Rematch",
+            headers={"Location": "Location"},
+        ),
+        200: ok("The rematch, made by an earlier request.", "Rematch"),
+    },
+    problems=["RateLimited", "BadRequest", "Unauthorized", "Forbidden", "NotFound", "Conflict"],
+)
+def create_rematch(game_id: str) -> Response:
+    """The rematch of finished ``game_id``, asked for by one of its seats."""
+    caller = caller_for(game_id)
+    seat = caller.require_seat("ask for a rematch")
+    meta = command_meta(caller.actor, seat)
+    made = services().games.rematches.rematch(game_id, seat, meta)
+    game = made.game
+    name = game.info.seat_names[seat]
+    answer = {
+        "game": game_json(game),
+        "seat": None if made.token is None else seat_token_json(seat, name, made.token),
+    }
+    response = json_response(answer, 201 if made.created else 200)
+    response.headers["Location"] = f"/games/{game.game_id}"
+    response.headers["Cache-Control"] = "no-store"  # the body may hold a secret
+    return response
+
+
 def created_seat_json(
     seat: int, name: str, token: str | None, bot: BotSeat | None, player: str | None = None
 ) -> dict[str, object]:

@@ -26,6 +26,7 @@ from service.errors import (
     GameAlreadyStarted,
     GameArchived,
     GameNotFound,
+    GameNotOver,
     GameNotStarted,
     IdempotencyConflict,
     NotAllowedToAnswer,
@@ -238,6 +239,7 @@ PROBLEMS: dict[type[Exception], Problem] = {
         409, "game-started", "Game started", extra=lambda exc: {"seat": exc.seat}
     ),
     SeatNotTaken: Problem(409, "seat-not-taken", "Seat not taken"),
+    GameNotOver: Problem(409, "game-not-over", "Game not over"),
     SeatHasResigned: Problem(
         409, "seat-resigned", "Seat resigned", extra=lambda exc: {"seat": exc.seat}
     ),

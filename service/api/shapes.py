@@ -673,6 +673,26 @@ SCHEMAS: dict[str, dict[str, Any]] = {
                 "const": True,
                 "description": "Present (true) when the game counts for its players' ratings.",
             },
+            # the finished game this one is the rematch of; a finished game's rematch
+            "rematch_of": ref("GameId"),
+            "rematch": ref("GameId"),
+        },
+    },
+    "Rematch": {
+        "type": "object",
+        "required": ["game", "seat"],
+        "additionalProperties": False,
+        "properties": {
+            "game": ref("Game"),
+            "seat": {
+                "oneOf": [ref("SeatToken"), {"type": "null"}],
+                "description": (
+                    "The caller's seat in the rematch with its new token, once: when this "
+                    "request made the rematch and the seat has neither a player nor a bot. "
+                    "Otherwise null: a player's key plays its bound seat, and a seat left "
+                    "open is claimed (`POST /games/{game_id}/seats/{seat}/claim`)."
+                ),
+            },
         },
     },
     "GameCreated": {

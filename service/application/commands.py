@@ -189,8 +189,10 @@ class CommandHandler:
         open_seats: Sequence[int] = (),
         players: Mapping[int, str] | None = None,
         rated: bool = False,
+        rematch_of: str | None = None,
     ) -> LoadedGame:
-        """Create a game. ``players``: seats bound to players (``service.application.players``;
+        """Create a game (``rematch_of``: the finished game it is a rematch of). ``players``:
+        seats bound to players (``service.application.players``;
         they get no token, their player's key plays them), in the players' game lists before
         the write. ``open_seats``: seats left for players to claim (the game's
         status is "open" until every one is claimed; no command is accepted before); their
@@ -254,6 +256,7 @@ class CommandHandler:
             bots,
             clock,
             bound,
+            rematch_of,
             rated=rated,
         )
         envelopes = self._mapper.envelopes(kind, events, meta, created_at)

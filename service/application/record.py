@@ -67,8 +67,9 @@ CREATE_GAME = "CreateGame"  # the command recorded with a game's start events
 CLAIM_SEAT = chain.CLAIM_SEAT  # the command recorded with a lobby claim's service.SeatClaimed
 LEAVE_SEAT = chain.LEAVE_SEAT  # the command recorded with a lobby leave's service.SeatLeft
 UNDO_COMMANDS = frozenset({"RequestUndo", "AnswerUndo", "Revert", "AppendServiceEvents"})
+REMATCH = chain.REMATCH  # the command recorded with a finished game's service.RematchCreated
 # The service's own commands (public in a record shown while the game runs).
-SERVICE_COMMANDS = UNDO_COMMANDS | {CLAIM_SEAT, LEAVE_SEAT}
+SERVICE_COMMANDS = UNDO_COMMANDS | {CLAIM_SEAT, LEAVE_SEAT, REMATCH}
 _HASH = re.compile("[0-9a-f]{64}")
 
 
@@ -459,7 +460,7 @@ class _Replayer:
             raise Disagreement(
                 version, f"{name!r} before the game starts (seats {sorted(self.open_seats)} open)"
             )
-        if name in UNDO_COMMANDS:
+        if name in UNDO_COMMANDS or name == REMATCH:
             self.service_command = command
             return
         try:

@@ -516,6 +516,10 @@ def _seat_left(w: Words, d: Mapping[str, Any]) -> str:
     )
 
 
+def _rematch_created(w: Words, d: Mapping[str, Any]) -> str:
+    return w.t.gettext("A rematch is set up: game {game}").format(game=d.get("game_id"))
+
+
 DESCRIBERS: dict[str, Describer] = {
     "board.GameStarted": _started,
     "board.TilesDrawn": _board_drawn,
@@ -557,6 +561,7 @@ DESCRIBERS: dict[str, Describer] = {
     "service.UndoAnswered": _undo_answered,
     "service.SeatClaimed": _seat_claimed,
     "service.SeatLeft": _seat_left,
+    "service.RematchCreated": _rematch_created,
 }
 
 
