@@ -70,7 +70,33 @@ class RematchCreated:
     game_id: str
 
 
-ServiceEvent = GameReverted | UndoRequested | UndoAnswered | SeatClaimed | SeatLeft | RematchCreated
+@dataclass(frozen=True, slots=True)
+class SeatReserved:
+    """Open ``seat`` is reserved for the invited ``player``: only that player may claim it
+    (with its key, or by redeeming the invitation's code); changes no state. The players'
+    live feeds read it as "invitation received" (``service.application.invitations``)."""
+
+    seat: int
+    player: str
+
+
+@dataclass(frozen=True, slots=True)
+class ReservationRevoked:
+    """The invitation to ``seat`` was revoked: the seat is open to anyone again."""
+
+    seat: int
+
+
+ServiceEvent = (
+    GameReverted
+    | UndoRequested
+    | UndoAnswered
+    | SeatClaimed
+    | SeatLeft
+    | RematchCreated
+    | SeatReserved
+    | ReservationRevoked
+)
 SERVICE_EVENT_TYPES = (
     GameReverted,
     UndoRequested,
@@ -78,6 +104,8 @@ SERVICE_EVENT_TYPES = (
     SeatClaimed,
     SeatLeft,
     RematchCreated,
+    SeatReserved,
+    ReservationRevoked,
 )
 
 SERVICE_EVENTS.register("GameReverted")(GameReverted)
@@ -86,3 +114,5 @@ SERVICE_EVENTS.register("UndoAnswered")(UndoAnswered)
 SERVICE_EVENTS.register("SeatClaimed")(SeatClaimed)
 SERVICE_EVENTS.register("SeatLeft")(SeatLeft)
 SERVICE_EVENTS.register("RematchCreated")(RematchCreated)
+SERVICE_EVENTS.register("SeatReserved")(SeatReserved)
+SERVICE_EVENTS.register("ReservationRevoked")(ReservationRevoked)

@@ -31,11 +31,17 @@ from service.api.http import (
 from service.api.language import language
 from service.api.moves import minimal, next_move, pending_json, serving_order
 from service.api.presenters import events_json, game_json, info_json
-from service.api.problems import bad_request, forbidden
-from service.api.schemas import GameCreateSchema, GameListQuerySchema, SeatClaimSchema
+from service.api.problems import bad_request, forbidden, unauthorized
+from service.api.schemas import (
+    GameCreateSchema,
+    GameListQuerySchema,
+    InvitationCreateSchema,
+    SeatClaimSchema,
+)
 from service.application.bots import BotSeat
 from service.application.clocks import ClockSpec
 from service.application.commands import open_seat_name
+from service.application.invitations import parse_code
 from service.application.lobby import claim_meta, leave_meta
 
 blueprint = Blueprint("games", __name__)
@@ -461,6 +467,168 @@ def create_rematch(game_id: str) -> Response:
     response = json_response(answer, 201 if made.created else 200)
     response.headers["Location"] = f"/games/{game.game_id}"
     response.headers["Cache-Control"] = "no-store"  # the body may hold a secret
+    return response
+
+
+SEAT_PATH = {
+    "name": "seat",
+    "in": "path",
+    "required": True,
+    "description": "An open seat of the game (0-3).",
+}
+
+
+def inviter(caller: Caller) -> str:
+    """Who makes (and may revoke) an invitation: the admin, a player (by id, whichever of its
+    seats it acts as) or a seat's token."""
+    if caller.admin:
+        return "admin"
+    if caller.player is not None:
+        return f"player:{caller.player}"
+    return f"seat:{caller.require_seat('invite a player')}"
+
+
+@blueprint.post("/games/<gid:game_id>/seats/<int:seat>/invitation")
+@operation(
+    "createInvitation",
+    tags=["games"],
+    summary="Reserve an open seat for one invited player: returns the invitation's code once.",
+    description=(
+        "A holder of a seat of a game that waits for players (its token or player key), or "
+        "the admin, reserves one\n"
+        "of its open seats for one player (`service.SeatReserved`). Only that player then "
+        "claims the seat: with its\n"
+        "key at `POST /games/{game_id}/seats/{seat}/claim`, or by redeeming the code at "
+        "`POST /invitations/{code}`;\n"
+        "anyone else's claim is a 409 `seat-reserved`. Who made the invitation (or the admin) "
+        "revokes it with\n"
+        "`DELETE`. A seat already reserved: 409 `seat-reserved`; taken: `seat-not-open`; a "
+        "game that started:\n"
+        "`game-started`; an unknown player: 422.\n"
+    ),
+    security=[{"bearerAuth": []}],
+    parameters=["PlayerSeat", "XRequestId"],
+    path_parameters=[{**SEAT_PATH, "schema": seat_number()}],
+    request_body=body(
+        InvitationCreateSchema, example={"player": "5f2b7c1e9a0d4e6f8b3c2a1d0e9f8a7b"}
+    ),
+    responses={201: ok("Reserved; the code, once.", "Invitation")},
+    problems=[
+        "RateLimited",
+        "BadRequest",
+        "Unauthorized",
+        "Forbidden",
+        "NotFound",
+        "Conflict",
+        "Unprocessable",
+    ],
+)
+def create_invitation(game_id: str, seat: int) -> Response:
+    caller = caller_for(game_id)
+    if caller.is_spectator and caller.player is None:
+        raise unauthorized("a seat token, a player key with a seat, or the admin invites")
+    if caller.player is not None and not caller.seats:
+        raise forbidden("this player holds no seat of this game")
+    player = load_body(InvitationCreateSchema())["player"]
+    meta = command_meta("admin" if caller.admin else f"seat:{caller.seat}", caller.seat)
+    if caller.player is not None and caller.seat is None:
+        meta = command_meta(f"seat:{caller.seats[0]}", caller.seats[0])
+    made = services().games.invitations.invite(game_id, seat, player, meta, inviter(caller))
+    answer = {
+        "game_id": game_id,
+        "seat": seat,
+        "player": player,
+        "code": made.code,
+        "link": f"/invitations/{made.code}",
+    }
+    response = json_response(answer, 201, version=made.game.version)
+    response.headers["Cache-Control"] = "no-store"  # the body holds the secret
+    return response
+
+
+@blueprint.delete("/games/<gid:game_id>/seats/<int:seat>/invitation")
+@operation(
+    "revokeInvitation",
+    tags=["games"],
+    summary="Revoke an open seat's invitation: the seat is open to anyone again.",
+    description=(
+        "Only who made the invitation (the same seat token or player key) or the admin "
+        "revokes it (else 403\n"
+        "`not-inviter`); `service.ReservationRevoked` opens the seat to any claim again. No "
+        "invitation there: 404\n"
+        "`invitation-not-found`.\n"
+    ),
+    security=[{"bearerAuth": []}],
+    parameters=["PlayerSeat", "XRequestId"],
+    path_parameters=[{**SEAT_PATH, "schema": seat_number()}],
+    responses={204: {"description": "Revoked."}},
+    problems=["RateLimited", "BadRequest", "Unauthorized", "Forbidden", "NotFound"],
+)
+def revoke_invitation(game_id: str, seat: int) -> Response:
+    caller = caller_for(game_id)
+    if caller.is_spectator and caller.player is None:
+        raise unauthorized("a seat token, a player key or the admin revokes an invitation")
+    by = inviter(caller)
+    acting = caller.seat if caller.seat is not None else (caller.seats or (None,))[0]
+    meta = command_meta("admin" if caller.admin else f"seat:{acting}", acting)
+    services().games.invitations.revoke(game_id, seat, meta, by)
+    return Response(status=204)
+
+
+@blueprint.post("/invitations/<code>")
+@operation(
+    "redeemInvitation",
+    tags=["games"],
+    summary="Redeem an invitation: the invited player claims its reserved seat.",
+    description=(
+        "With the invited player's key: claims the seat the code reserves, bound to the "
+        "player (as a claim with\n"
+        "its key; the name defaults to the player's). Another player's key: 403 "
+        "`not-invited`; a wrong, revoked\n"
+        "or redeemed code: 404 `invitation-not-found`.\n"
+    ),
+    security=[{"bearerAuth": []}],
+    parameters=["XRequestId", "AcceptLanguage"],
+    path_parameters=[
+        {
+            "name": "code",
+            "in": "path",
+            "required": True,
+            "description": "The invitation's code.",
+            "schema": {"type": "string", "maxLength": 200},
+        }
+    ],
+    request_body=body(SeatClaimSchema, example={"name": "Bea"}),
+    responses={201: ok("Claimed: the seat is the player's.", "SeatClaimed")},
+    problems=[
+        "RateLimited",
+        "BadRequest",
+        "Unauthorized",
+        "Forbidden",
+        "NotFound",
+        "Conflict",
+        "Unprocessable",
+    ],
+)
+def redeem_invitation(code: str) -> Response:
+    holder = caller_for(None)
+    player = None if holder.player is None else services().games.players.get(holder.player)
+    if player is None:
+        raise unauthorized("the invited player's key is required to redeem an invitation")
+    name = load_body(SeatClaimSchema())["name"] or player.name
+    found = services().games.invitations
+    game_id, seat = parse_code(code)
+    claimed = found.redeem(code, player.player_id, name, claim_meta(request_id(), seat))
+    game = claimed.game
+    caller = Caller(seat=seat, player=player.player_id, seats=(seat,))
+    answer = {
+        "game": game_json(game),
+        "seat": seat_token_json(seat, name, claimed.token) | {"player": player.player_id},
+        "events": events_json(claimed.events, caller, game, language=language()),
+    }
+    response = json_response(answer, 201, version=game.version)
+    response.headers["Cache-Control"] = "no-store"  # the body holds the secret
+    assert game_id == game.game_id
     return response
 
 

@@ -29,12 +29,16 @@ from service.errors import (
     GameNotOver,
     GameNotStarted,
     IdempotencyConflict,
+    InvitationNotFound,
     NotAllowedToAnswer,
+    NotInvited,
+    NotInviter,
     RevertNotAllowed,
     SeatHasResigned,
     SeatNotFound,
     SeatNotOpen,
     SeatNotTaken,
+    SeatReservedForAnother,
     StoreUnavailable,
     UndoConflict,
     UndoNotFound,
@@ -240,6 +244,12 @@ PROBLEMS: dict[type[Exception], Problem] = {
     ),
     SeatNotTaken: Problem(409, "seat-not-taken", "Seat not taken"),
     GameNotOver: Problem(409, "game-not-over", "Game not over"),
+    SeatReservedForAnother: Problem(
+        409, "seat-reserved", "Seat reserved", extra=lambda exc: {"seat": exc.seat}
+    ),
+    InvitationNotFound: Problem(404, "invitation-not-found", "Invitation not found"),
+    NotInvited: Problem(403, "not-invited", "Not invited"),
+    NotInviter: Problem(403, "not-inviter", "Not the inviter"),
     SeatHasResigned: Problem(
         409, "seat-resigned", "Seat resigned", extra=lambda exc: {"seat": exc.seat}
     ),
@@ -381,7 +391,8 @@ RESPONSES: dict[str, ProblemResponse] = {
             "for a claim of a seat\n"
             "that is named or claimed already, `seat-resigned` for a command from a seat that\n"
             "resigned: the service plays it now, `game-started` or `seat-not-taken` for a seat\n"
-            "leaving a game that started, or a seat nobody holds), or a limit is reached "
+            "leaving a game that started, or a seat nobody holds, `seat-reserved` for a claim\n"
+            "of a seat reserved for an invited player), or a limit is reached "
             "(`too-many-webhooks`, with\n"
             "`scope` `game` or `token` and its `limit`).\n"
         ),

@@ -728,6 +728,25 @@ SCHEMAS: dict[str, dict[str, Any]] = {
             },
         },
     },
+    "Invitation": {
+        "type": "object",
+        "required": ["game_id", "seat", "player", "code", "link"],
+        "additionalProperties": False,
+        "description": (
+            "An open seat reserved for one player. The code is shown once, here: pass it "
+            "(or the link) to the invited player, whose key redeems it."
+        ),
+        "properties": {
+            "game_id": ref("GameId"),
+            "seat": seat_number(),
+            "player": ref("PlayerId"),
+            "code": {"type": "string", "pattern": "^inv\\.[A-Za-z0-9_.-]+$"},
+            "link": {
+                "type": "string",
+                "description": "Where the invited player redeems it: `POST` with its key.",
+            },
+        },
+    },
     "PlayerId": {
         "type": "string",
         "pattern": "^[0-9a-f]{32}$",

@@ -44,6 +44,8 @@ COMMAND_KEY = "command"  # the metadata key of the command (on the first event o
 CLAIM_SEAT = "ClaimSeat"  # the command recorded with a lobby claim's service.SeatClaimed
 LEAVE_SEAT = "LeaveSeat"  # the command recorded with a lobby leave's service.SeatLeft
 REMATCH = "Rematch"  # the command recorded with a finished game's service.RematchCreated
+INVITE = "Invite"  # the command recorded with an open seat's service.SeatReserved
+REVOKE_INVITATION = "RevokeInvitation"  # ... with its service.ReservationRevoked
 TRAIL_KEY = "rules"  # the metadata key of an event's rule trail
 # The audit metadata that matter: which command, who sent it for which seat, when, and the
 # rules that decided it. (Ids of events and requests are the store's bookkeeping.)

@@ -25,6 +25,7 @@ from service.application.archive_tier import (
 )
 from service.application.commands import CommandHandler
 from service.application.explanations import Explainer
+from service.application.invitations import Invitations
 from service.application.lobby import SeatClaims
 from service.application.mapper import EventMapper
 from service.application.observer import Observer
@@ -191,6 +192,9 @@ class GameService:
             idempotency_ttl_s=idempotency_ttl_s,
             writes=self.writes,
             player_games=self.player_games,
+        )
+        self.invitations = Invitations(
+            store, self.repository, mapper, self.lobby, self.players, clock, writes=self.writes
         )
         self.rematches = Rematches(
             store, self.repository, mapper, self.commands, clock, writes=self.writes

@@ -36,6 +36,7 @@ from service.application.mapper import (
     StoredEvent,
     open_seats_field,
     players_field,
+    reserved_field,
 )
 from service.application.players import Membership, PlayerGames, lists_of
 from service.application.record import CLAIM_SEAT
@@ -49,6 +50,7 @@ from service.errors import (
     SeatNotFound,
     SeatNotOpen,
     SeatNotTaken,
+    SeatReservedForAnother,
     StoreUnavailable,
 )
 from service.events import SeatClaimed, SeatLeft
@@ -182,6 +184,9 @@ class SeatClaims:
             raise SeatNotFound(game.game_id, seat)
         if seat not in info.open_seats:
             raise SeatNotOpen(game.game_id, seat)
+        reservation = info.reserved.get(seat)
+        if reservation is not None and reservation.player != player:
+            raise SeatReservedForAnother(game.game_id, seat)  # only the invited player
         rules = game.rules
         event = SeatClaimed(seat=seat, name=name)
         state = rules.rename_seat(game.state, seat, name)
@@ -200,6 +205,9 @@ class SeatClaims:
         if player is not None:
             players[seat] = player
             fields["players"] = players_field(players)
+        reserved = {s: r for s, r in info.reserved.items() if s != seat}
+        if reservation is not None:  # redeemed: the invitation is used up
+            fields["reserved"] = reserved_field(reserved)
         membership = Membership(
             game.game_id,
             info.created_ms,
@@ -252,6 +260,7 @@ class SeatClaims:
                 "version": result.last,
                 "start_version": start_version,
                 "players": players,
+                "reserved": reserved,
             }
         )
         after = LoadedGame(

@@ -149,6 +149,33 @@ class GameInfo:
     # rematch (written with the ``service.RematchCreated`` appended to the finished game)
     rematch_of: str | None = None
     rematch: str | None = None
+    # Open seats reserved for invited players (``invitations.py``): seat → its reservation
+    reserved: Mapping[int, Reservation] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class Reservation:
+    """An open seat's invitation: the invited ``player``, the SHA-256 of the invitation's
+    code (the code itself is shown once, to ``by``), and ``by``, the actor who made it."""
+
+    player: str
+    code_hash: str
+    by: str
+
+
+def reserved_field(reserved: Mapping[int, Reservation]) -> str:
+    return json.dumps(
+        {
+            str(seat): {"player": r.player, "code_hash": r.code_hash, "by": r.by}
+            for seat, r in sorted(reserved.items())
+        }
+    )
+
+
+def parse_reserved(raw: str | None) -> dict[int, Reservation]:
+    if not raw:
+        return {}
+    return {int(seat): Reservation(**spec) for seat, spec in json.loads(raw).items()}
 
 
 class Sealed(NamedTuple):
@@ -371,6 +398,7 @@ def game_info(record: GameRecord) -> GameInfo:
         rated=fields.get("rated") == "1",
         rematch_of=fields.get("rematch_of"),
         rematch=fields.get("rematch"),
+        reserved=parse_reserved(fields.get("reserved")),
     )
 
 

@@ -68,8 +68,10 @@ CLAIM_SEAT = chain.CLAIM_SEAT  # the command recorded with a lobby claim's servi
 LEAVE_SEAT = chain.LEAVE_SEAT  # the command recorded with a lobby leave's service.SeatLeft
 UNDO_COMMANDS = frozenset({"RequestUndo", "AnswerUndo", "Revert", "AppendServiceEvents"})
 REMATCH = chain.REMATCH  # the command recorded with a finished game's service.RematchCreated
+# The commands of an open seat's invitation (service.SeatReserved, service.ReservationRevoked)
+INVITATION_COMMANDS = frozenset({chain.INVITE, chain.REVOKE_INVITATION})
 # The service's own commands (public in a record shown while the game runs).
-SERVICE_COMMANDS = UNDO_COMMANDS | {CLAIM_SEAT, LEAVE_SEAT, REMATCH}
+SERVICE_COMMANDS = UNDO_COMMANDS | INVITATION_COMMANDS | {CLAIM_SEAT, LEAVE_SEAT, REMATCH}
 _HASH = re.compile("[0-9a-f]{64}")
 
 
@@ -453,7 +455,7 @@ class _Replayer:
             return
         if name == CREATE_GAME:
             raise Disagreement(version, "CreateGame after the start")
-        if name in (CLAIM_SEAT, LEAVE_SEAT):
+        if name in (CLAIM_SEAT, LEAVE_SEAT) or name in INVITATION_COMMANDS:
             self.service_command = command
             return
         if self.open_seats:

@@ -31,8 +31,10 @@ from service.errors import GameNotFound, StoreUnavailable, VersionNotFound
 from service.events import (
     GameReverted,
     RematchCreated,
+    ReservationRevoked,
     SeatClaimed,
     SeatLeft,
+    SeatReserved,
     UndoAnswered,
     UndoRequested,
 )
@@ -83,7 +85,8 @@ def replay(
     itself lie after an earlier revert: "state at k" always means the fold of the first k
     events, reverts included): answered from the states seen on the way, else by
     ``state_at(k)`` for a revert that reaches back before the base. ``UndoRequested`` /
-    ``UndoAnswered`` (and ``RematchCreated``) leave the state alone; ``SeatClaimed`` and
+    ``UndoAnswered`` (and ``RematchCreated``, ``SeatReserved``, ``ReservationRevoked``)
+    leave the state alone; ``SeatClaimed`` and
     ``SeatLeft`` rename the seat (``rules.rename_seat``). Returns ``(state, version)``.
     """
     seen: dict[int, Any] = {}
@@ -105,7 +108,14 @@ def replay(
             else:
                 raise FormatError(f"revert to v{target} reaches before the folded range")
         elif isinstance(
-            event, UndoRequested | UndoAnswered | SeatClaimed | SeatLeft | RematchCreated
+            event,
+            UndoRequested
+            | UndoAnswered
+            | SeatClaimed
+            | SeatLeft
+            | RematchCreated
+            | SeatReserved
+            | ReservationRevoked,
         ):
             if state is None:
                 raise FormatError("a game cannot begin with a service event")

@@ -520,6 +520,14 @@ def _rematch_created(w: Words, d: Mapping[str, Any]) -> str:
     return w.t.gettext("A rematch is set up: game {game}").format(game=d.get("game_id"))
 
 
+def _seat_reserved(w: Words, d: Mapping[str, Any]) -> str:
+    return w.t.gettext("Seat {seat} is reserved for an invited player").format(seat=d.get("seat"))
+
+
+def _reservation_revoked(w: Words, d: Mapping[str, Any]) -> str:
+    return w.t.gettext("The invitation to seat {seat} is revoked").format(seat=d.get("seat"))
+
+
 DESCRIBERS: dict[str, Describer] = {
     "board.GameStarted": _started,
     "board.TilesDrawn": _board_drawn,
@@ -562,6 +570,8 @@ DESCRIBERS: dict[str, Describer] = {
     "service.SeatClaimed": _seat_claimed,
     "service.SeatLeft": _seat_left,
     "service.RematchCreated": _rematch_created,
+    "service.SeatReserved": _seat_reserved,
+    "service.ReservationRevoked": _reservation_revoked,
 }
 
 
