@@ -507,7 +507,7 @@ def inviter(caller: Caller) -> str:
         "`game-started`; an unknown player: 422.\n"
     ),
     security=[{"bearerAuth": []}],
-    parameters=["PlayerSeat", "XRequestId"],
+    parameters=["XRequestId"],
     path_parameters=[{**SEAT_PATH, "schema": seat_number()}],
     request_body=body(
         InvitationCreateSchema, example={"player": "5f2b7c1e9a0d4e6f8b3c2a1d0e9f8a7b"}
@@ -559,7 +559,7 @@ def create_invitation(game_id: str, seat: int) -> Response:
         "`invitation-not-found`.\n"
     ),
     security=[{"bearerAuth": []}],
-    parameters=["PlayerSeat", "XRequestId"],
+    parameters=["XRequestId"],
     path_parameters=[{**SEAT_PATH, "schema": seat_number()}],
     responses={204: {"description": "Revoked."}},
     problems=["RateLimited", "BadRequest", "Unauthorized", "Forbidden", "NotFound"],

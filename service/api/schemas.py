@@ -288,7 +288,7 @@ class InvitationCreateSchema(Schema):
     player = fields.String(
         required=True,
         validate=validate.Regexp(f"^{PLAYER_ID_PATTERN}\\Z"),
-        metadata={"description": "The invited player's id."},
+        metadata={"component": "PlayerId"},
     )
 
 
