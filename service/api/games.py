@@ -520,6 +520,8 @@ def inviter(caller: Caller) -> str:
         "Forbidden",
         "NotFound",
         "Conflict",
+        "TooLarge",
+        "UnsupportedMediaType",
         "Unprocessable",
     ],
 )
@@ -607,6 +609,8 @@ def revoke_invitation(game_id: str, seat: int) -> Response:
         "Forbidden",
         "NotFound",
         "Conflict",
+        "TooLarge",
+        "UnsupportedMediaType",
         "Unprocessable",
     ],
 )
