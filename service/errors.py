@@ -110,6 +110,82 @@ class GameNotStarted(ServiceError):
         self.open_seats = open_seats
 
 
+class GameAlreadyStarted(ServiceError):
+    """A seat asked to leave a game that has started (every seat was claimed): a running
+    game is resigned, not left (domain/RESIGNATION.md)."""
+
+    def __init__(self, game_id: str, seat: int) -> None:
+        super().__init__(
+            f"game {game_id!r} has started: seat {seat} can no longer leave it (send the "
+            "command Resign to give it up)"
+        )
+        self.game_id = game_id
+        self.seat = seat
+
+
+class SeatNotTaken(ServiceError):
+    """A seat asked to leave that nobody holds (it is open)."""
+
+    def __init__(self, game_id: str, seat: int) -> None:
+        super().__init__(f"seat {seat} of game {game_id!r} is open: nobody holds it to leave")
+        self.game_id = game_id
+        self.seat = seat
+
+
+class GameNotOver(ServiceError):
+    """A rematch of a game that has not ended."""
+
+    def __init__(self, game_id: str) -> None:
+        super().__init__(f"game {game_id!r} is not over: a rematch follows a finished game")
+        self.game_id = game_id
+
+
+class SeatReservedForAnother(ServiceError):
+    """A claim of an open seat reserved for an invited player, by anyone else."""
+
+    def __init__(self, game_id: str, seat: int) -> None:
+        super().__init__(
+            f"seat {seat} of game {game_id!r} is reserved for an invited player: only that "
+            "player's key claims it (or redeems the invitation)"
+        )
+        self.game_id = game_id
+        self.seat = seat
+
+
+class InvitationNotFound(ServiceError):
+    """An invitation code that names no current invitation (wrong, revoked or redeemed)."""
+
+    def __init__(self) -> None:
+        super().__init__("no such invitation: the code is wrong, revoked or redeemed already")
+
+
+class NotInvited(ServiceError):
+    """An invitation redeemed by another player than the one it invites."""
+
+    def __init__(self) -> None:
+        super().__init__("this invitation is for another player")
+
+
+class NotInviter(ServiceError):
+    """An invitation revoked by someone who did not make it (nor the admin)."""
+
+    def __init__(self) -> None:
+        super().__init__("only who made the invitation (or the admin) revokes it")
+
+
+class SeatHasResigned(ServiceError):
+    """A command of a seat that resigned, from the seat itself (its token or its player):
+    the service makes its decisions now (domain/RESIGNATION.md)."""
+
+    def __init__(self, game_id: str, seat: int) -> None:
+        super().__init__(
+            f"seat {seat} of game {game_id!r} has resigned: the service makes its decisions "
+            "now, and its token (or player key) reads the game but sends no command"
+        )
+        self.game_id = game_id
+        self.seat = seat
+
+
 class SeatNotOpen(ServiceError):
     """A claim of a seat that is not open (claimed already, or named at creation)."""
 

@@ -53,10 +53,66 @@ class SeatClaimed:
     name: str
 
 
-ServiceEvent = GameReverted | UndoRequested | UndoAnswered | SeatClaimed
-SERVICE_EVENT_TYPES = (GameReverted, UndoRequested, UndoAnswered, SeatClaimed)
+@dataclass(frozen=True, slots=True)
+class SeatLeft:
+    """The player of ``seat`` left the game before it started: the seat is open again, named
+    ``name`` until it is claimed; its token and its player's binding no longer count."""
+
+    seat: int
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
+class RematchCreated:
+    """A rematch of this finished game was asked for: it is the game ``game_id`` (same kind,
+    options and players); changes no state."""
+
+    game_id: str
+
+
+@dataclass(frozen=True, slots=True)
+class SeatReserved:
+    """Open ``seat`` is reserved for the invited ``player``: only that player may claim it
+    (with its key, or by redeeming the invitation's code); changes no state. The players'
+    live feeds read it as "invitation received" (``service.application.invitations``)."""
+
+    seat: int
+    player: str
+
+
+@dataclass(frozen=True, slots=True)
+class ReservationRevoked:
+    """The invitation to ``seat`` was revoked: the seat is open to anyone again."""
+
+    seat: int
+
+
+ServiceEvent = (
+    GameReverted
+    | UndoRequested
+    | UndoAnswered
+    | SeatClaimed
+    | SeatLeft
+    | RematchCreated
+    | SeatReserved
+    | ReservationRevoked
+)
+SERVICE_EVENT_TYPES = (
+    GameReverted,
+    UndoRequested,
+    UndoAnswered,
+    SeatClaimed,
+    SeatLeft,
+    RematchCreated,
+    SeatReserved,
+    ReservationRevoked,
+)
 
 SERVICE_EVENTS.register("GameReverted")(GameReverted)
 SERVICE_EVENTS.register("UndoRequested")(UndoRequested)
 SERVICE_EVENTS.register("UndoAnswered")(UndoAnswered)
 SERVICE_EVENTS.register("SeatClaimed")(SeatClaimed)
+SERVICE_EVENTS.register("SeatLeft")(SeatLeft)
+SERVICE_EVENTS.register("RematchCreated")(RematchCreated)
+SERVICE_EVENTS.register("SeatReserved")(SeatReserved)
+SERVICE_EVENTS.register("ReservationRevoked")(ReservationRevoked)

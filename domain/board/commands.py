@@ -129,3 +129,12 @@ class TakeTreasures(Command):
 
     seat: int
     squares: tuple[Square, ...]
+
+
+@COMMANDS.register("Resign", 1)
+@dataclass(frozen=True, slots=True)
+class Resign(Command):
+    """Give up the game (B-RESIGN-1): accepted at any time while the game runs, awaited or
+    not; the seat's later decisions are made for it, and it ranks last (B-RESIGN-2)."""
+
+    seat: int

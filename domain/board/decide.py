@@ -18,6 +18,7 @@ from domain.board.commands import (
     PlaceCatastrophe,
     PlaceLeader,
     PlaceTile,
+    Resign,
     SwapTiles,
     TakeTreasures,
     WithdrawLeader,
@@ -32,6 +33,7 @@ from domain.board.events import (
     MonumentBuilt,
     MonumentDeclined,
     Passed,
+    SeatResigned,
     SupportCommitted,
     TilePlaced,
     TilesDrawn,
@@ -80,6 +82,7 @@ from domain.board.regions import kingdom_count, lifted_regions, regions
 from domain.common.colours import COLOURS, Colour
 from domain.common.errors import FormatError, GameOver, IllegalCommand, NotAwaited
 from domain.common.exact import is_int
+from domain.common.resign import RESIGNED, ends_the_game
 
 # Which decision each command answers.
 ANSWERS: dict[type[Command], tuple[str, ...]] = {
@@ -122,13 +125,19 @@ def occupant(state: State, sq: int) -> str:
     return repr(token(state.board[sq], sq in state.treasures, sq == state.unification))
 
 
+# The rule under which a game ended, by ``State.ended``: a command after the end names it.
+END_RULES = {"treasures": "B-END-1", "bag": "B-END-2", RESIGNED: "B-RESIGN-2"}
+
+
 def decide(state: State, command: Command) -> list[Event]:
     if state.decision == OVER:
-        rule = "B-END-2" if state.ended == "bag" else "B-END-1"
+        rule = END_RULES.get(state.ended, "B-END-1")
         raise GameOver(rule, f"the game is over; {type(command).__name__} refused")
     seat = command.seat
     if not is_int(seat) or not 0 <= seat < state.seat_count:
         raise FormatError(f"no seat {seat!r} in a {state.seat_count}-seat game", "seat")
+    if isinstance(command, Resign):  # B-RESIGN-1: at any time, awaited or not
+        return resign(state, seat)
     expected = awaited_seat(state)
     rule = decision_rule(state)
     if seat != expected:
@@ -144,6 +153,18 @@ def decide(state: State, command: Command) -> list[Event]:
         )
     events = _judge(state, command)
     return _complete(state, events)
+
+
+def resign(state: State, seat: int) -> list[Event]:
+    """B-RESIGN-1: ``seat`` resigns, once; B-RESIGN-2: when only one seat is left that has
+    not resigned, the game ends at once."""
+    # B-RESIGN-1: a seat resigns once
+    if seat in state.resigned:
+        raise IllegalCommand("B-RESIGN-1", f"seat {seat} has resigned already")
+    events: list[Event] = [SeatResigned(seat)]
+    if ends_the_game(state.seat_count, (*state.resigned, seat)):
+        events.append(GameEnded(RESIGNED))  # B-RESIGN-2
+    return events
 
 
 def _judge(state: State, command: Command) -> list[Event]:

@@ -77,6 +77,7 @@ class Work:
         "out",
         "points",
         "reg",
+        "resigned",
         "resolved",
         "state",
         "taken",
@@ -106,6 +107,7 @@ class Work:
         self.conflict = s.conflict
         self.unification = s.unification
         self.ended = s.ended
+        self.resigned = s.resigned
         self.resolved: ConflictResolved | None = None  # the outcome ``resolve`` settled
         self.reg: Regions | None = (
             regions(s) if s.cache is not None and "regions" in s.cache else None
@@ -180,6 +182,7 @@ class Work:
             unification=self.unification,
             ended=self.ended,
             options=s.options,
+            resigned=self.resigned,
         )
         if self.reg is not None:
             new.memo()["regions"] = self.reg

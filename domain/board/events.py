@@ -212,9 +212,19 @@ class TurnEnded(Event):
 @EVENTS.register("GameEnded", 1)
 @dataclass(frozen=True, slots=True)
 class GameEnded(Event):
-    """``reason``: "treasures" (B-END-1) or "bag" (B-END-2)."""
+    """``reason``: "treasures" (B-END-1), "bag" (B-END-2) or "resigned" (B-RESIGN-2)."""
 
     reason: str
+
+
+@EVENTS.register("SeatResigned", 1)
+@dataclass(frozen=True, slots=True)
+class SeatResigned(Event):
+    """``seat`` resigned (B-RESIGN-1): it stays at the table, its decisions made for it by
+    the service, and it ranks below every seat that did not resign (B-RESIGN-2). When only
+    one seat is left that has not resigned, ``GameEnded("resigned")`` follows at once."""
+
+    seat: int
 
 
 @EVENTS.upcaster("SupportCommitted", 1)

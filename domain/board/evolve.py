@@ -25,6 +25,7 @@ from domain.board.events import (
     MonumentBuilt,
     MonumentDeclined,
     Passed,
+    SeatResigned,
     SupportCommitted,
     TilePlaced,
     TilesDrawn,
@@ -50,6 +51,7 @@ from domain.board.model import (
     colour_index,
 )
 from domain.board.setup import initial_state
+from domain.common.resign import RESIGNED
 
 # The memo key under which ``evolve_ahead`` leaves ``(event, state after it)``.
 _AHEAD = "evolved"
@@ -234,9 +236,15 @@ def _turn_ended(w: Work, e: TurnEnded) -> None:
     w.agenda = []
 
 
+def _seat_resigned(w: Work, e: SeatResigned) -> None:
+    w.resigned = (*w.resigned, e.seat)  # B-RESIGN-1: the seat stays, its turns made for it
+
+
 def _game_ended(w: Work, e: GameEnded) -> None:
     w.agenda = []
     w.ended = e.reason
+    if e.reason == RESIGNED:  # B-RESIGN-2: ends at once, even within a conflict
+        w.conflict = None
 
 
 _HANDLERS: dict[type[Event], Callable[[Work, Any], None]] = {
@@ -255,6 +263,7 @@ _HANDLERS: dict[type[Event], Callable[[Work, Any], None]] = {
     MonumentDeclined: _monument_declined,
     TreasuresTaken: _treasures_taken,
     TurnEnded: _turn_ended,
+    SeatResigned: _seat_resigned,
     GameEnded: _game_ended,
 }
 

@@ -21,6 +21,7 @@ from domain.board.events import (
     MonumentBuilt,
     MonumentDeclined,
     Passed,
+    SeatResigned,
     SupportCommitted,
     TilePlaced,
     TilesDrawn,
@@ -33,6 +34,7 @@ from domain.board.evolve import evolve
 from domain.board.geometry import BORDER_TREASURES
 from domain.board.model import CHOOSE_WAR, COMMIT, MONUMENT, REFILL, REVOLT, WAR, State
 from domain.common.colours import Colour
+from domain.common.resign import RESIGNED
 from domain.common.trail import Trail, walk
 
 
@@ -111,7 +113,11 @@ def explain_event(before: State | None, event: Event, after: State) -> Trail:
         ids.append("B-TURN-4")
         if _points(after) > _points(before):
             ids.append("B-MONUMENT-6")
+    elif isinstance(event, SeatResigned):
+        return ("B-RESIGN-1",)
     elif isinstance(event, GameEnded):
+        if event.reason == RESIGNED:
+            return ("B-RESIGN-2", "B-END-3")
         return ("B-END-2" if event.reason == "bag" else "B-END-1", "B-END-3")
     # consequences that evolve fired with the event
     if _on_board(after) < _on_board(before) and not isinstance(

@@ -81,3 +81,8 @@ def turn(state: State) -> tuple[int, int]:
 
 def is_over(state: State) -> bool:
     return bool(state.ended)
+
+
+def resigned(state: State) -> tuple[int, ...]:
+    """The seats that resigned, in the order they did (B-RESIGN-1)."""
+    return state.resigned

@@ -219,11 +219,12 @@ class State:
     agenda: tuple[Step, ...] = ()  # what happens next within the turn (see above)
     conflict: Conflict | None = None
     unification: int = -1  # square of the unification marker
-    ended: str = ""  # why the game ended: "treasures" or "bag"
+    ended: str = ""  # why the game ended: "treasures", "bag" or "resigned"
     # (declined top-left, square) for each square whose declined tile is still on the board:
     # a declined square's ban lasts while one of its four tiles does (B-MONUMENT-3).
     declined_tiles: frozenset[tuple[int, int]] = frozenset()
     options: tuple[tuple[str, Any], ...] = ()
+    resigned: tuple[int, ...] = ()  # seats that resigned, in the order they did (B-RESIGN-1)
     cache: dict[str, Any] | None = field(default=None, compare=False, repr=False, hash=False)
 
     @property

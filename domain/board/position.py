@@ -65,6 +65,7 @@ from domain.common.codec import JSON
 from domain.common.colours import COLOURS, Colour
 from domain.common.errors import FormatError
 from domain.common.exact import is_int
+from domain.common.resign import read_resigned
 
 FORMAT = "tigris-board-position"
 VERSION = 3
@@ -132,6 +133,9 @@ def dump_position(state: State) -> JSON:
         "agenda": [step_json(step) for step in state.agenda],
         "conflict": _conflict_json(state),
         "ended": state.ended,
+        # seats that resigned, in order (B-RESIGN-1); written only when there are any, so a
+        # position without a resignation is written as before it existed
+        **({"resigned": list(state.resigned)} if state.resigned else {}),
     }
 
 
@@ -319,8 +323,9 @@ def load_position(data: Mapping[str, Any]) -> State:
         agenda, actions_left = _agenda_v2(data, n, active, conflict, set(treasures))
     options = _get(data, "options", dict)
     ended = _get(data, "ended", str)
-    if ended not in ("", "treasures", "bag"):
+    if ended not in ("", "treasures", "bag", "resigned"):
         raise FormatError(f"unknown reason {ended!r}", "ended")
+    resigned = read_resigned(data.get("resigned", []), n)
     _check_agenda(
         agenda,
         conflict=conflict,
@@ -352,6 +357,7 @@ def load_position(data: Mapping[str, Any]) -> State:
         conflict=conflict,
         unification=unification,
         ended=ended,
+        resigned=resigned,
         # as a game stores them: the options that differ from their default (checked)
         options=tuple(sorted((k, v) for k, v in normalize_options(options).items() if v)),
     )

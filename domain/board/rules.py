@@ -11,7 +11,7 @@ from domain.board.determinize import determinize
 from domain.board.events import EVENTS, Event, is_draw
 from domain.board.evolve import evolve, fold
 from domain.board.explain import explain, explain_event
-from domain.board.flow import awaited, is_over, turn
+from domain.board.flow import awaited, is_over, resigned, turn
 from domain.board.legal import legal_commands
 from domain.board.model import DYNASTIES, MONUMENTS, State
 from domain.board.position import dump_position, load_position
@@ -56,6 +56,7 @@ RULES = BoardRules(
     explain_event_fn=explain_event,
     legal_commands_fn=legal_commands,
     awaited_fn=awaited,
+    resigned_fn=resigned,
     is_over_fn=is_over,
     turn_fn=turn,
     is_draw_fn=is_draw,
@@ -72,7 +73,7 @@ RULES = BoardRules(
     enums={
         "Monument": (tuple(str(m) for m in MONUMENTS), "A monument, by its two colours."),
         "ConflictKind": (("revolt", "war"), "A revolt (over a leader) or a war (over a kingdom)."),
-        "BoardEndReason": (("treasures", "bag"), "Why a board game ended."),
+        "BoardEndReason": (("treasures", "bag", "resigned"), "Why a board game ended."),
     },
     rules_markdown_fn=partial(package_text, "domain.board", "RULES.md"),
     determinize_fn=determinize,

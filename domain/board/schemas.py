@@ -45,7 +45,11 @@ Square = Annotated[tuple[int, int], Typed(SQUARE)]
 """A square of the board, ``(row, col)`` (JSON ``[row, col]``), typed in the contract as
 :data:`SQUARE`, bounds included: what the commands and events hold."""
 MONUMENT: JSON = {"type": "string", "enum": [str(m) for m in MONUMENTS]}
-REASON: JSON = {"type": "string", "enum": ["treasures", "bag"], "description": "Why it ended."}
+REASON: JSON = {
+    "type": "string",
+    "enum": ["treasures", "bag", "resigned"],
+    "description": "Why it ended.",
+}
 
 CONFLICT: JSON = record(
     {
@@ -138,6 +142,11 @@ VIEW: JSON = record(
         "turn": INTEGER,
         "active": SEAT,
         "start_player": SEAT,
+        "resigned": array(
+            SEAT,
+            description="The seats that resigned, in order (B-RESIGN-1): the service makes "
+            "their decisions; they rank last (B-RESIGN-2).",
+        ),
         "actions_left": COUNT,
         "board": array(
             STRING,

@@ -37,6 +37,7 @@ from domain.board.model import (
 from domain.board.notation import format_board
 from domain.common.codec import JSON
 from domain.common.colours import COLOURS
+from domain.common.resign import resigned_last
 from domain.common.scoring import best_assignment, rank_players
 from domain.common.seats import check_viewer
 
@@ -121,7 +122,7 @@ def result(state: State) -> JSON | None:
         )
         for seat in range(state.seat_count)
     ]
-    places = rank_players(scores)
+    places = resigned_last(rank_players(scores), state.resigned)  # B-RESIGN-2
     place_of = {seat: i + 1 for i, group in enumerate(places) for seat in group}
     return {
         "kind": "board",
@@ -139,6 +140,7 @@ def result(state: State) -> JSON | None:
                 "key": list(s.key),
                 "place": place_of[s.seat],
                 "winner": place_of[s.seat] == 1,
+                "resigned": s.seat in state.resigned,
             }
             for s in scores
         ],
@@ -202,6 +204,7 @@ def view(state: State, viewer: int | None, *, complete: bool = False) -> JSON:
         "turn": state.turn,
         "active": state.active,
         "start_player": state.start_player,
+        "resigned": list(state.resigned),
         "actions_left": state.actions_left,
         "board": format_board(state.board, state.treasures, state.unification),
         "tiles": tiles,

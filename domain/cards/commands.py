@@ -119,6 +119,15 @@ class SwapTreasure:
     column: int
 
 
+@COMMANDS.register("Resign", 1)
+@dataclass(frozen=True, slots=True)
+class Resign:
+    """Give up the game (C-RESIGN-1): accepted at any time while the game runs, awaited or
+    not; the seat's later decisions are made for it, and it ranks last (C-RESIGN-2)."""
+
+    seat: int
+
+
 Command = (
     PlaceLeader
     | WithdrawLeader
@@ -131,4 +140,5 @@ Command = (
     | ChooseWar
     | CommitCards
     | SwapTreasure
+    | Resign
 )

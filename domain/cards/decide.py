@@ -18,6 +18,7 @@ from domain.cards.commands import (
     PlaceLeader,
     PlayCard,
     PlayCatastrophe,
+    Resign,
     SwapTreasure,
     TakePoint,
     WithdrawLeader,
@@ -35,6 +36,7 @@ from domain.cards.events import (
     LeaderWithdrawn,
     Passed,
     PointScored,
+    SeatResigned,
     ShipBuilt,
     TreasureSwapped,
     TurnBegan,
@@ -72,6 +74,7 @@ from domain.cards.model import ChooseWar as ChooseWarStep
 from domain.common.colours import Colour
 from domain.common.errors import FormatError, GameOver, IllegalCommand, NotAwaited
 from domain.common.exact import is_int
+from domain.common.resign import RESIGNED, ends_the_game
 
 ACTIONS = (PlaceLeader, WithdrawLeader, PlayCard, PlayCatastrophe, Pass)
 
@@ -87,6 +90,8 @@ def decide(state: State, command: Command) -> list[Event]:
     seat = command.seat
     if not is_int(seat) or not 0 <= seat < state.seat_count:
         raise FormatError(f"no seat {seat!r} in a {state.seat_count}-player game", "seat")
+    if isinstance(command, Resign):  # C-RESIGN-1: at any time, awaited or not
+        return resign(state, seat)
     decision = current_decision(state)
     try:
         if isinstance(command, ACTIONS):
@@ -97,6 +102,18 @@ def decide(state: State, command: Command) -> list[Event]:
         # Quote the offending command, as python-chess quotes the offending move.
         raise type(refusal)(refusal.rule, f"{quote(command)}: {refusal.message}") from None
     return _follow_up(state, events)
+
+
+def resign(state: State, seat: int) -> list[Event]:
+    """C-RESIGN-1: ``seat`` resigns, once; C-RESIGN-2: when only one seat is left that has
+    not resigned, the game ends at once."""
+    # C-RESIGN-1: a seat resigns once
+    if seat in state.resigned:
+        raise IllegalCommand("C-RESIGN-1", f"seat {seat} has resigned already")
+    events: list[Event] = [SeatResigned(seat)]
+    if ends_the_game(state.seat_count, (*state.resigned, seat)):
+        events.append(GameEnded(RESIGNED))  # C-RESIGN-2
+    return events
 
 
 def quote(command: Command) -> str:

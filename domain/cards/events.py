@@ -159,10 +159,22 @@ class TurnBegan:
     seat: int
 
 
+@EVENTS.register("SeatResigned", 1)
+@dataclass(frozen=True, slots=True)
+class SeatResigned:
+    """``seat`` resigned (C-RESIGN-1): it stays at the table, its decisions made for it by
+    the service, and it ranks below every seat that did not resign (C-RESIGN-2). When only
+    one seat is left that has not resigned, ``GameEnded("resigned")`` follows at once."""
+
+    seat: int
+
+
 @EVENTS.register("GameEnded")
 @dataclass(frozen=True, slots=True)
 class GameEnded:
-    reason: str  # "pile" (C-END-1), "treasures" (C-END-2) or "blocked" (no card playable)
+    # "pile" (C-END-1), "treasures" (C-END-2), "blocked" (no card playable) or "resigned"
+    # (C-RESIGN-2)
+    reason: str
 
 
 @EVENTS.upcaster("GameStarted", 1)
@@ -203,6 +215,7 @@ Event = (
     | ConflictResolved
     | TreasureSwapped
     | TurnBegan
+    | SeatResigned
     | GameEnded
 )
 

@@ -25,6 +25,7 @@ from domain.cards.events import (
     LeaderWithdrawn,
     Passed,
     PointScored,
+    SeatResigned,
     ShipBuilt,
     TreasureSwapped,
     TurnBegan,
@@ -57,6 +58,7 @@ from domain.cards.model import (
 )
 from domain.cards.setup import initial_state
 from domain.common.colours import COLOURS, Colour
+from domain.common.resign import RESIGNED
 
 
 def evolve(state: State | None, event: Event) -> State:
@@ -519,7 +521,14 @@ def _turn_began(state: State, event: TurnBegan) -> State:
     return update(state, turn=event.turn, active=event.seat, actions_left=2, agenda=())
 
 
+def _seat_resigned(state: State, event: SeatResigned) -> State:
+    # C-RESIGN-1: the seat stays, its decisions made for it
+    return update(state, resigned=(*state.resigned, event.seat))
+
+
 def _game_ended(state: State, event: GameEnded) -> State:
+    if event.reason == RESIGNED:  # C-RESIGN-2: ends at once, even within a conflict
+        return update(state, over=event.reason, actions_left=0, agenda=(), conflict=None)
     return update(state, over=event.reason, actions_left=0, agenda=())
 
 
@@ -538,5 +547,6 @@ _HANDLERS: dict[type[Any], Callable[[State, Any], State]] = {
     ConflictResolved: _conflict_resolved,
     TreasureSwapped: _treasure_swapped,
     TurnBegan: _turn_began,
+    SeatResigned: _seat_resigned,
     GameEnded: _game_ended,
 }

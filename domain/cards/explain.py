@@ -23,6 +23,7 @@ from domain.cards.events import (
     LeaderWithdrawn,
     Passed,
     PointScored,
+    SeatResigned,
     ShipBuilt,
     TreasureSwapped,
     TurnBegan,
@@ -101,6 +102,8 @@ def explain_event(before: State | None, event: Event, after: State) -> Trail:
         ids.append("C-TRADER-1")
     elif isinstance(event, TurnBegan):
         ids.append("C-TURN-1")
+    elif isinstance(event, SeatResigned):
+        return ("C-RESIGN-1",)
     elif isinstance(event, GameEnded):
         return (END_RULES.get(event.reason, "C-END-1"), "C-END-3")
     # consequences that evolve fired with the event

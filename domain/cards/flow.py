@@ -71,3 +71,8 @@ def turn(state: State) -> tuple[int, int]:
 
 def is_over(state: State) -> bool:
     return state.over is not None
+
+
+def resigned(state: State) -> tuple[int, ...]:
+    """The seats that resigned, in the order they did (C-RESIGN-1)."""
+    return state.resigned

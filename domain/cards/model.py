@@ -210,7 +210,12 @@ class Conflict(NamedTuple):
 
 # The rule under which a game ended, by ``State.over`` reason: a command sent after the
 # end is refused naming it. ``blocked`` is this project's own end (DECISIONS.md point 9).
-END_RULES = {"pile": "C-END-1", "treasures": "C-END-2", "blocked": "C-END-BLOCKED"}
+END_RULES = {
+    "pile": "C-END-1",
+    "treasures": "C-END-2",
+    "blocked": "C-END-BLOCKED",
+    "resigned": "C-RESIGN-2",
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -252,7 +257,8 @@ class _StateFields(NamedTuple):
     actions_left: int
     agenda: tuple[Step, ...]
     conflict: Conflict | None
-    over: str | None  # why the game ended ("pile", "treasures", "blocked"), else None
+    over: str | None  # why the game ended ("pile", "treasures", "blocked", "resigned"), else None
+    resigned: tuple[int, ...] = ()  # seats that resigned, in the order they did (C-RESIGN-1)
 
 
 class State(_StateFields):

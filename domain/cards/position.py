@@ -35,6 +35,7 @@ from domain.common.codec import JSON
 from domain.common.colours import COLOURS, Colour
 from domain.common.errors import FormatError
 from domain.common.exact import is_int, is_int_between
+from domain.common.resign import read_resigned
 
 FORMAT = "cards-position"
 VERSION = 3
@@ -139,6 +140,9 @@ def dump_position(state: State) -> JSON:
             "defender_cards": None if conflict.defender_cards < 0 else conflict.defender_cards,
         },
         "over": state.over,
+        # seats that resigned, in order (C-RESIGN-1); written only when there are any, so a
+        # position without a resignation is written as before it existed
+        **({"resigned": list(state.resigned)} if state.resigned else {}),
     }
 
 
@@ -350,8 +354,9 @@ def load_position(data: Mapping[str, Any]) -> State:
             _opt("defender_cards", 200),
         )
     over = data.get("over")
-    if over not in (None, "pile", "treasures", "blocked"):
+    if over not in (None, "pile", "treasures", "blocked", "resigned"):
         raise FormatError(f"bad reason {over!r}", "over")
+    resigned = read_resigned(data.get("resigned", []), n)
     seed = r.get("seed", int)
     return State(
         setup=Setup(
@@ -379,4 +384,5 @@ def load_position(data: Mapping[str, Any]) -> State:
         agenda=agenda,
         conflict=conflict,
         over=over,
+        resigned=resigned,
     )

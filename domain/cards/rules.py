@@ -11,7 +11,7 @@ from domain.cards.determinize import determinize
 from domain.cards.events import EVENTS, Event, is_draw
 from domain.cards.evolve import evolve, fold
 from domain.cards.explain import explain, explain_event
-from domain.cards.flow import awaited, is_over, turn
+from domain.cards.flow import awaited, is_over, resigned, turn
 from domain.cards.legal import legal_commands
 from domain.cards.model import DYNASTIES, Card, State
 from domain.cards.position import dump_position, load_position
@@ -69,6 +69,7 @@ RULES = CardRules(
     explain_event_fn=explain_event,
     legal_commands_fn=legal_commands,
     awaited_fn=awaited,
+    resigned_fn=resigned,
     is_over_fn=is_over,
     turn_fn=turn,
     is_draw_fn=is_draw,

@@ -29,7 +29,7 @@ COLUMN: JSON = {"type": "integer", "minimum": 0, "maximum": COLUMNS - 1}
 BRIDGE: JSON = {"type": "integer", "minimum": 0, "maximum": BRIDGES - 1}
 REASON: JSON = {
     "type": "string",
-    "enum": ["pile", "treasures", "blocked"],
+    "enum": ["pile", "treasures", "blocked", "resigned"],
     "description": "Why it ended.",
 }
 LEADER: JSON = record({"seat": SEAT, "colour": COLOUR})
@@ -60,7 +60,10 @@ PENDING: JSON = record(
         },
         "actions_left": COUNT,
         "colour": COLOUR,
-        "reason": {"type": "string", "enum": ["card", "conflict", "pile", "treasures", "blocked"]},
+        "reason": {
+            "type": "string",
+            "enum": ["card", "conflict", "pile", "treasures", "blocked", "resigned"],
+        },
         "column": COLUMN,
         "ships": array(COLOUR),
         "run": COLOUR,
@@ -132,6 +135,11 @@ VIEW: JSON = record(
         "turn": INTEGER,
         "active": SEAT,
         "start_player": SEAT,
+        "resigned": array(
+            SEAT,
+            description="The seats that resigned, in order (C-RESIGN-1): the service makes "
+            "their decisions; they rank last (C-RESIGN-2).",
+        ),
         "actions_left": COUNT,
         "display": record(
             {

@@ -31,6 +31,7 @@ from domain.cards.model import (
 from domain.cards.notation import display_text
 from domain.common.codec import JSON
 from domain.common.colours import COLOURS, Colour
+from domain.common.resign import resigned_last
 from domain.common.scoring import best_assignment, rank_players
 from domain.common.seats import check_viewer
 
@@ -183,6 +184,7 @@ def view(state: State, viewer: int | None, *, complete: bool = False) -> JSON:
         "turn": state.turn,
         "active": state.active,
         "start_player": state.start_player,
+        "resigned": list(state.resigned),
         "actions_left": state.actions_left,
         "display": display_json(state),
         "text": display_text(state, hide_face_down=not complete),
@@ -259,7 +261,7 @@ def result(state: State) -> JSON | None:
             else:
                 points[COLOUR_OF[card]] += 1
         scores.append((best_assignment(seat, points, jokers), points, jokers))
-    places = rank_players([s for s, _, _ in scores])
+    places = resigned_last(rank_players([s for s, _, _ in scores]), state.resigned)  # C-RESIGN-2
     place_of = {seat: i + 1 for i, group in enumerate(places) for seat in group}
     return {
         "kind": "cards",
@@ -277,6 +279,7 @@ def result(state: State) -> JSON | None:
                 "key": list(final.key),
                 "place": place_of[final.seat],
                 "winner": place_of[final.seat] == 1,
+                "resigned": final.seat in state.resigned,
             }
             for final, points, jokers in scores
         ],

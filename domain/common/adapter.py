@@ -82,6 +82,7 @@ class GameAdapter(Generic[S, C, E]):
     dump_position_fn: Callable[[S], JSON]
     load_position_fn: Callable[[Mapping[str, Any]], S]
     fold_fn: Callable[[Iterable[E]], S] | None = None  # default: evolve each event in turn
+    resigned_fn: Callable[[S], tuple[int, ...]] = lambda state: ()  # default: no resignation
     # The contract, the rules page, the bots
     schemas: Mapping[str, JSON] = field(default_factory=dict)
     redacted: Mapping[str, Redaction] = field(default_factory=dict)
@@ -127,6 +128,9 @@ class GameAdapter(Generic[S, C, E]):
 
     def awaited(self, state: S) -> frozenset[int]:
         return self.awaited_fn(state)
+
+    def resigned(self, state: S) -> tuple[int, ...]:
+        return self.resigned_fn(state)
 
     def setup_map(self, options: Mapping[str, Any]) -> JSON:
         return self.setup_map_fn(options)

@@ -89,11 +89,19 @@ class GameRules(Protocol[S, C, E]):
     def fold(self, events: Iterable[E]) -> S: ...
 
     def legal_commands(self, state: S, seat: int) -> Iterator[C]:
-        """Every command ``decide`` accepts from ``seat`` now, and no other."""
+        """Every command ``decide`` accepts from ``seat`` now, and no other (but ``Resign``:
+        see ``resigned``)."""
         ...
 
     def awaited(self, state: S) -> frozenset[int]:
         """Seats whose input is awaited now (empty when the game is over)."""
+        ...
+
+    def resigned(self, state: S) -> tuple[int, ...]:
+        """The seats that resigned (``Resign``), in the order they did: they are still
+        awaited (the service decides for them) and rank last. ``Resign`` is the one command
+        ``decide`` accepts that ``legal_commands`` does not list: it is always open to a seat
+        that has not resigned while the game runs, and no bot or playout should choose it."""
         ...
 
     def setup_map(self, options: Mapping[str, Any]) -> JSON:

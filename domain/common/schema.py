@@ -249,6 +249,11 @@ RESULT_SEAT: JSON = record(
         "key": array(COUNT, description="Totals weakest first: the tie-break order."),
         "place": {"type": "integer", "minimum": 1},
         "winner": BOOLEAN,
+        "resigned": {
+            **BOOLEAN,
+            "description": "The seat resigned: it ranks below every seat that did not, "
+            "whatever its points (B-RESIGN-2, C-RESIGN-2).",
+        },
     },
     description="One seat of the final table; the same in both games.",
 )

@@ -223,6 +223,8 @@ def _services(
         credentials=Credentials(
             RedisTokenStore(client, prefix=store_settings.key_prefix),
             bot_seats=lambda game_id: game_service.queries.game_info(game_id).bots,
+            # tokens of an open game are never remembered: a seat may leave, revoking them
+            final=lambda game_id: game_service.queries.game_info(game_id).status != "open",
         ),
         settings=settings,
         ready=lambda: serving(client),

@@ -133,6 +133,13 @@ def _envelope_schema() -> CommandEnvelopeSchema:
                 ),
                 "value": {"type": "TakeTreasures", "squares": [[2, 5]]},
             },
+            "board.Resign": {
+                "summary": (
+                    "board: Give up the game (B-RESIGN-1): the seat's later decisions are "
+                    "made for it, and it ranks last (B-RESIGN-2)."
+                ),
+                "value": {"type": "Resign"},
+            },
             "cards.PlaceLeader": {
                 "summary": (
                     "cards: Action: put an own leader from supply, or move it, "
@@ -210,6 +217,13 @@ def _envelope_schema() -> CommandEnvelopeSchema:
                     "from hand replaces it (C-TRADER-1)."
                 ),
                 "value": {"type": "SwapTreasure", "column": 1},
+            },
+            "cards.Resign": {
+                "summary": (
+                    "cards: Give up the game (C-RESIGN-1): the seat's later decisions are "
+                    "made for it, and it ranks last (C-RESIGN-2)."
+                ),
+                "value": {"type": "Resign"},
             },
         },
     ),

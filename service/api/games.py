@@ -1,4 +1,5 @@
-"""``/games``: create (with named or open seats), list and read games; claim open seats."""
+"""``/games``: create (with named or open seats), list and read games; claim open seats and
+leave them."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from flask import Blueprint, Response
 from marshmallow import ValidationError
 
 from service.api.auth import Caller
-from service.api.context import caller_for, services
+from service.api.context import act_as, caller_for, services
 from service.api.declare import (
     ETAG_AS_IF_MATCH,
     GAME_READ_PROBLEMS,
@@ -30,12 +31,18 @@ from service.api.http import (
 from service.api.language import language
 from service.api.moves import minimal, next_move, pending_json, serving_order
 from service.api.presenters import events_json, game_json, info_json
-from service.api.problems import bad_request, forbidden
-from service.api.schemas import GameCreateSchema, GameListQuerySchema, SeatClaimSchema
+from service.api.problems import bad_request, forbidden, unauthorized
+from service.api.schemas import (
+    GameCreateSchema,
+    GameListQuerySchema,
+    InvitationCreateSchema,
+    SeatClaimSchema,
+)
 from service.application.bots import BotSeat
 from service.application.clocks import ClockSpec
 from service.application.commands import open_seat_name
-from service.application.lobby import claim_meta
+from service.application.invitations import parse_code
+from service.application.lobby import claim_meta, leave_meta
 
 blueprint = Blueprint("games", __name__)
 
@@ -351,6 +358,281 @@ def claim_seat(game_id: str, seat: int) -> Response:
     response.headers["Location"] = f"/games/{game_id}"
     response.headers["Cache-Control"] = "no-store"  # the body holds the secret
     response.headers["Idempotent-Replayed"] = "true" if claimed.replayed else "false"
+    return response
+
+
+@blueprint.post("/games/<gid:game_id>/seats/<int:seat>/leave")
+@operation(
+    "leaveSeat",
+    tags=["games"],
+    summary="Leave a game before it starts: the seat opens again.",
+    description=(
+        "The holder of a seat (its token, or the player bound to it) leaves a game that "
+        "still waits for players\n"
+        "(status `open`). The leave is the event `service.SeatLeft` in the game's stream, "
+        "stored atomically with\n"
+        "the revocation of every token of the seat and the end of its player's binding: "
+        "the seat is open again\n"
+        "(named `Open seat <n>`) for anyone to claim, and the game leaves the player's "
+        "lists. A game that has\n"
+        "started is not left but resigned (the command `Resign`): 409 `game-started`; "
+        "an open seat has nobody\n"
+        "to leave it: 409 `seat-not-taken`; another seat's token or player: 403.\n"
+    ),
+    security=[{"bearerAuth": []}],
+    parameters=["XRequestId", "AcceptLanguage"],
+    path_parameters=[
+        {
+            "name": "seat",
+            "in": "path",
+            "required": True,
+            "description": "The caller's seat, to leave (0-3).",
+            "schema": seat_number(),
+        }
+    ],
+    responses={
+        200: ok(
+            "Left: the seat is open again.",
+            "SeatLeft",
+            headers={"ETag": "ETag", "Content-Language": "ContentLanguage"},
+        )
+    },
+    problems=["RateLimited", "BadRequest", "Unauthorized", "Forbidden", "NotFound", "Conflict"],
+)
+def leave_seat(game_id: str, seat: int) -> Response:
+    """The caller's ``seat`` leaves ``game_id`` before it starts (its tokens revoked)."""
+    caller = caller_for(game_id)
+    if caller.player is not None:
+        caller = act_as(caller, seat)  # 403 for a seat that is not the player's
+    held = caller.require_seat("leave a seat")
+    if held != seat:
+        raise forbidden(f"this token holds seat {held}, not seat {seat}")
+    found = services()
+    revoked = found.credentials.revoked(game_id, seat)
+    left = found.games.lobby.leave(game_id, seat, leave_meta(request_id(), seat), revoked)
+    game = left.game
+    answer = {
+        "game": game_json(game),
+        "events": events_json(left.events, caller, game, language=language()),
+    }
+    return json_response(answer, version=game.version)
+
+
+@blueprint.post("/games/<gid:game_id>/rematch")
+@operation(
+    "createRematch",
+    tags=["games"],
+    summary="Ask for a rematch of a finished game: the same kind, options and players.",
+    description=(
+        "A seat of a finished game (its token, or its player's key with `?seat=` when the "
+        "player holds several)\n"
+        "asks for a rematch: a new game of the same kind, options, seat names, bots, clock "
+        "and player bindings,\n"
+        "linked both ways (`rematch_of` in the new game, `rematch` in the finished one, "
+        "written by the event\n"
+        "`service.RematchCreated` in the finished game's stream). One rematch per game: the "
+        "first request makes it\n"
+        "(201) and gets its own seat's new token when that seat has neither player nor bot; "
+        "any later request,\n"
+        "from any seat, answers the same game (200) without a token. Seats with neither "
+        "player, bot nor the\n"
+        "first caller are created open under their names, for their players to claim. A "
+        "game not over: 409\n"
+        "`game-not-over`.\n"
+    ),
+    security=[{"bearerAuth": []}],
+    parameters=["PlayerSeat", "XRequestId", "AcceptLanguage"],
+    responses={
+        201: ok(
+            "The rematch, made now; the caller's seat token, if it has one, shown once.",
+            "Rematch",
+            headers={"Location": "Location"},
+        ),
+        200: ok("The rematch, made by an earlier request.", "Rematch"),
+    },
+    problems=["RateLimited", "BadRequest", "Unauthorized", "Forbidden", "NotFound", "Conflict"],
+)
+def create_rematch(game_id: str) -> Response:
+    """The rematch of finished ``game_id``, asked for by one of its seats."""
+    caller = caller_for(game_id)
+    seat = caller.require_seat("ask for a rematch")
+    meta = command_meta(caller.actor, seat)
+    made = services().games.rematches.rematch(game_id, seat, meta)
+    game = made.game
+    name = game.info.seat_names[seat]
+    answer = {
+        "game": game_json(game),
+        "seat": None if made.token is None else seat_token_json(seat, name, made.token),
+    }
+    response = json_response(answer, 201 if made.created else 200)
+    response.headers["Location"] = f"/games/{game.game_id}"
+    response.headers["Cache-Control"] = "no-store"  # the body may hold a secret
+    return response
+
+
+SEAT_PATH = {
+    "name": "seat",
+    "in": "path",
+    "required": True,
+    "description": "An open seat of the game (0-3).",
+}
+
+
+def inviter(caller: Caller) -> str:
+    """Who makes (and may revoke) an invitation: the admin, a player (by id, whichever of its
+    seats it acts as) or a seat's token."""
+    if caller.admin:
+        return "admin"
+    if caller.player is not None:
+        return f"player:{caller.player}"
+    return f"seat:{caller.require_seat('invite a player')}"
+
+
+@blueprint.post("/games/<gid:game_id>/seats/<int:seat>/invitation")
+@operation(
+    "createInvitation",
+    tags=["games"],
+    summary="Reserve an open seat for one invited player: returns the invitation's code once.",
+    description=(
+        "A holder of a seat of a game that waits for players (its token or player key), or "
+        "the admin, reserves one\n"
+        "of its open seats for one player (`service.SeatReserved`). Only that player then "
+        "claims the seat: with its\n"
+        "key at `POST /games/{game_id}/seats/{seat}/claim`, or by redeeming the code at "
+        "`POST /invitations/{code}`;\n"
+        "anyone else's claim is a 409 `seat-reserved`. Who made the invitation (or the admin) "
+        "revokes it with\n"
+        "`DELETE`. A seat already reserved: 409 `seat-reserved`; taken: `seat-not-open`; a "
+        "game that started:\n"
+        "`game-started`; an unknown player: 422.\n"
+    ),
+    security=[{"bearerAuth": []}],
+    parameters=["XRequestId"],
+    path_parameters=[{**SEAT_PATH, "schema": seat_number()}],
+    request_body=body(
+        InvitationCreateSchema, example={"player": "5f2b7c1e9a0d4e6f8b3c2a1d0e9f8a7b"}
+    ),
+    responses={201: ok("Reserved; the code, once.", "Invitation")},
+    problems=[
+        "RateLimited",
+        "BadRequest",
+        "Unauthorized",
+        "Forbidden",
+        "NotFound",
+        "Conflict",
+        "TooLarge",
+        "UnsupportedMediaType",
+        "Unprocessable",
+    ],
+)
+def create_invitation(game_id: str, seat: int) -> Response:
+    caller = caller_for(game_id)
+    if caller.is_spectator and caller.player is None:
+        raise unauthorized("a seat token, a player key with a seat, or the admin invites")
+    if caller.player is not None and not caller.seats:
+        raise forbidden("this player holds no seat of this game")
+    player = load_body(InvitationCreateSchema())["player"]
+    meta = command_meta("admin" if caller.admin else f"seat:{caller.seat}", caller.seat)
+    if caller.player is not None and caller.seat is None:
+        meta = command_meta(f"seat:{caller.seats[0]}", caller.seats[0])
+    made = services().games.invitations.invite(game_id, seat, player, meta, inviter(caller))
+    answer = {
+        "game_id": game_id,
+        "seat": seat,
+        "player": player,
+        "code": made.code,
+        "link": f"/invitations/{made.code}",
+    }
+    response = json_response(answer, 201, version=made.game.version)
+    response.headers["Cache-Control"] = "no-store"  # the body holds the secret
+    return response
+
+
+@blueprint.delete("/games/<gid:game_id>/seats/<int:seat>/invitation")
+@operation(
+    "revokeInvitation",
+    tags=["games"],
+    summary="Revoke an open seat's invitation: the seat is open to anyone again.",
+    description=(
+        "Only who made the invitation (the same seat token or player key) or the admin "
+        "revokes it (else 403\n"
+        "`not-inviter`); `service.ReservationRevoked` opens the seat to any claim again. No "
+        "invitation there: 404\n"
+        "`invitation-not-found`.\n"
+    ),
+    security=[{"bearerAuth": []}],
+    parameters=["XRequestId"],
+    path_parameters=[{**SEAT_PATH, "schema": seat_number()}],
+    responses={204: {"description": "Revoked."}},
+    problems=["RateLimited", "BadRequest", "Unauthorized", "Forbidden", "NotFound"],
+)
+def revoke_invitation(game_id: str, seat: int) -> Response:
+    caller = caller_for(game_id)
+    if caller.is_spectator and caller.player is None:
+        raise unauthorized("a seat token, a player key or the admin revokes an invitation")
+    by = inviter(caller)
+    acting = caller.seat if caller.seat is not None else (caller.seats or (None,))[0]
+    meta = command_meta("admin" if caller.admin else f"seat:{acting}", acting)
+    services().games.invitations.revoke(game_id, seat, meta, by)
+    return Response(status=204)
+
+
+@blueprint.post("/invitations/<code>")
+@operation(
+    "redeemInvitation",
+    tags=["games"],
+    summary="Redeem an invitation: the invited player claims its reserved seat.",
+    description=(
+        "With the invited player's key: claims the seat the code reserves, bound to the "
+        "player (as a claim with\n"
+        "its key; the name defaults to the player's). Another player's key: 403 "
+        "`not-invited`; a wrong, revoked\n"
+        "or redeemed code: 404 `invitation-not-found`.\n"
+    ),
+    security=[{"bearerAuth": []}],
+    parameters=["XRequestId", "AcceptLanguage"],
+    path_parameters=[
+        {
+            "name": "code",
+            "in": "path",
+            "required": True,
+            "description": "The invitation's code.",
+            "schema": {"type": "string", "maxLength": 200},
+        }
+    ],
+    request_body=body(SeatClaimSchema, example={"name": "Bea"}),
+    responses={201: ok("Claimed: the seat is the player's.", "SeatClaimed")},
+    problems=[
+        "RateLimited",
+        "BadRequest",
+        "Unauthorized",
+        "Forbidden",
+        "NotFound",
+        "Conflict",
+        "TooLarge",
+        "UnsupportedMediaType",
+        "Unprocessable",
+    ],
+)
+def redeem_invitation(code: str) -> Response:
+    holder = caller_for(None)
+    player = None if holder.player is None else services().games.players.get(holder.player)
+    if player is None:
+        raise unauthorized("the invited player's key is required to redeem an invitation")
+    name = load_body(SeatClaimSchema())["name"] or player.name
+    found = services().games.invitations
+    game_id, seat = parse_code(code)
+    claimed = found.redeem(code, player.player_id, name, claim_meta(request_id(), seat))
+    game = claimed.game
+    caller = Caller(seat=seat, player=player.player_id, seats=(seat,))
+    answer = {
+        "game": game_json(game),
+        "seat": seat_token_json(seat, name, claimed.token) | {"player": player.player_id},
+        "events": events_json(claimed.events, caller, game, language=language()),
+    }
+    response = json_response(answer, 201, version=game.version)
+    response.headers["Cache-Control"] = "no-store"  # the body holds the secret
+    assert game_id == game.game_id
     return response
 
 

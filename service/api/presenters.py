@@ -70,7 +70,14 @@ def game_json(game: LoadedGame) -> JSON:
         }
         | ({} if info.clock is None else {"clock": info.clock.to_json()})
         | ({"rated": True} if info.rated else {})
+        | rematch_json(info)
     )
+
+
+def rematch_json(info: GameInfo) -> JSON:
+    """A game's rematch links, when it has any: the game it is a rematch of, its rematch."""
+    links = {"rematch_of": info.rematch_of, "rematch": info.rematch}
+    return {name: value for name, value in links.items() if value is not None}
 
 
 def state_json(game: LoadedGame, caller: Caller, *, public: bool = False) -> JSON:

@@ -23,14 +23,22 @@ from domain.common.errors import FormatError, GameOver, NotAwaited, RulesError
 from service.api.language import problem_words
 from service.errors import (
     ConcurrencyError,
+    GameAlreadyStarted,
     GameArchived,
     GameNotFound,
+    GameNotOver,
     GameNotStarted,
     IdempotencyConflict,
+    InvitationNotFound,
     NotAllowedToAnswer,
+    NotInvited,
+    NotInviter,
     RevertNotAllowed,
+    SeatHasResigned,
     SeatNotFound,
     SeatNotOpen,
+    SeatNotTaken,
+    SeatReservedForAnother,
     StoreUnavailable,
     UndoConflict,
     UndoNotFound,
@@ -231,6 +239,20 @@ PROBLEMS: dict[type[Exception], Problem] = {
         extra=lambda exc: {"open_seats": list(exc.open_seats)},
     ),
     SeatNotOpen: Problem(409, "seat-not-open", "Seat not open"),
+    GameAlreadyStarted: Problem(
+        409, "game-started", "Game started", extra=lambda exc: {"seat": exc.seat}
+    ),
+    SeatNotTaken: Problem(409, "seat-not-taken", "Seat not taken"),
+    GameNotOver: Problem(409, "game-not-over", "Game not over"),
+    SeatReservedForAnother: Problem(
+        409, "seat-reserved", "Seat reserved", extra=lambda exc: {"seat": exc.seat}
+    ),
+    InvitationNotFound: Problem(404, "invitation-not-found", "Invitation not found"),
+    NotInvited: Problem(403, "not-invited", "Not invited"),
+    NotInviter: Problem(403, "not-inviter", "Not the inviter"),
+    SeatHasResigned: Problem(
+        409, "seat-resigned", "Seat resigned", extra=lambda exc: {"seat": exc.seat}
+    ),
     GameArchived: Problem(
         409,
         "game-archived",
@@ -367,7 +389,10 @@ RESPONSES: dict[str, ProblemResponse] = {
             "`game-not-started` with\n"
             "`open_seats` while seats wait to be claimed, `seat-not-open` "
             "for a claim of a seat\n"
-            "that is named or claimed already), or a limit is reached "
+            "that is named or claimed already, `seat-resigned` for a command from a seat that\n"
+            "resigned: the service plays it now, `game-started` or `seat-not-taken` for a seat\n"
+            "leaving a game that started, or a seat nobody holds, `seat-reserved` for a claim\n"
+            "of a seat reserved for an invited player), or a limit is reached "
             "(`too-many-webhooks`, with\n"
             "`scope` `game` or `token` and its `limit`).\n"
         ),

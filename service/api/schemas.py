@@ -281,6 +281,17 @@ class SeatClaimSchema(Schema):
     name = Text(max_length=40, load_default=None, metadata={"component": "SeatName"})
 
 
+class InvitationCreateSchema(Schema):
+    class Meta:
+        unknown = RAISE
+
+    player = fields.String(
+        required=True,
+        validate=validate.Regexp(f"^{PLAYER_ID_PATTERN}\\Z"),
+        metadata={"component": "PlayerId"},
+    )
+
+
 class PlayerCreateSchema(Schema):
     class Meta:
         unknown = RAISE

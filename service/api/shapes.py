@@ -276,6 +276,19 @@ SCHEMAS: dict[str, dict[str, Any]] = {
             "legal": ref("CallerLegalCommands"),
         },
     },
+    "SeatLeft": {
+        "type": "object",
+        "required": ["game", "events"],
+        "additionalProperties": False,
+        "properties": {
+            "game": ref("Game"),
+            "events": {
+                "type": "array",
+                "description": "The leave's event (`service.SeatLeft`).",
+                "items": ref("Event"),
+            },
+        },
+    },
     "WebhookCreate": {
         "type": "object",
         "required": ["url"],
@@ -660,6 +673,26 @@ SCHEMAS: dict[str, dict[str, Any]] = {
                 "const": True,
                 "description": "Present (true) when the game counts for its players' ratings.",
             },
+            # the finished game this one is the rematch of; a finished game's rematch
+            "rematch_of": ref("GameId"),
+            "rematch": ref("GameId"),
+        },
+    },
+    "Rematch": {
+        "type": "object",
+        "required": ["game", "seat"],
+        "additionalProperties": False,
+        "properties": {
+            "game": ref("Game"),
+            "seat": {
+                "oneOf": [ref("SeatToken"), {"type": "null"}],
+                "description": (
+                    "The caller's seat in the rematch with its new token, once: when this "
+                    "request made the rematch and the seat has neither a player nor a bot. "
+                    "Otherwise null: a player's key plays its bound seat, and a seat left "
+                    "open is claimed (`POST /games/{game_id}/seats/{seat}/claim`)."
+                ),
+            },
         },
     },
     "GameCreated": {
@@ -692,6 +725,25 @@ SCHEMAS: dict[str, dict[str, Any]] = {
                 "(ascending seat); empty while the game waits "
                 "for open seats. Absent, like `next`, under `Prefer: return=minimal`.",
                 "items": ref("LegalCommands"),
+            },
+        },
+    },
+    "Invitation": {
+        "type": "object",
+        "required": ["game_id", "seat", "player", "code", "link"],
+        "additionalProperties": False,
+        "description": (
+            "An open seat reserved for one player. The code is shown once, here: pass it "
+            "(or the link) to the invited player, whose key redeems it."
+        ),
+        "properties": {
+            "game_id": ref("GameId"),
+            "seat": seat_number(),
+            "player": ref("PlayerId"),
+            "code": {"type": "string", "pattern": "^inv\\.[A-Za-z0-9_.-]+$"},
+            "link": {
+                "type": "string",
+                "description": "Where the invited player redeems it: `POST` with its key.",
             },
         },
     },

@@ -42,6 +42,10 @@ RECORD_FORMAT = "tigris-record/1"
 HASH_KEY = "hash"  # the metadata key of an event's link
 COMMAND_KEY = "command"  # the metadata key of the command (on the first event of an append)
 CLAIM_SEAT = "ClaimSeat"  # the command recorded with a lobby claim's service.SeatClaimed
+LEAVE_SEAT = "LeaveSeat"  # the command recorded with a lobby leave's service.SeatLeft
+REMATCH = "Rematch"  # the command recorded with a finished game's service.RematchCreated
+INVITE = "Invite"  # the command recorded with an open seat's service.SeatReserved
+REVOKE_INVITATION = "RevokeInvitation"  # ... with its service.ReservationRevoked
 TRAIL_KEY = "rules"  # the metadata key of an event's rule trail
 # The audit metadata that matter: which command, who sent it for which seat, when, and the
 # rules that decided it. (Ids of events and requests are the store's bookkeeping.)

@@ -116,3 +116,23 @@ def read_clock(
         deadlines[seat] = since + max(0.0, budget)
         remaining[seat] = max(0.0, deadlines[seat] - now)
     return ClockReading(since, remaining, deadlines)
+
+
+CLOCK_ACTOR = "clock"  # the actor of the moves (and the resignation) a clock makes for a seat
+
+
+def timeouts_in_a_row(metadata: Iterable[Mapping[str, Any]], seat: int) -> int:
+    """How many of ``seat``'s last decisions in a row its clock made (the seat's time ran out
+    each time), from the ``metadata`` of a game's events, oldest first: the clock's policy
+    resigns a seat whose time runs out too often in a row (``TIGRIS_CLOCK_RESIGN_AFTER``)."""
+    run = 0
+    last_command: object = None
+    for meta in metadata:
+        command_id = meta.get("command_id")
+        if command_id == last_command:
+            continue  # one command's further events
+        last_command = command_id
+        if meta.get("seat") != seat or is_claim(meta):
+            continue
+        run = run + 1 if meta.get("actor") == CLOCK_ACTOR else 0
+    return run

@@ -57,6 +57,7 @@ from service.errors import (
     GameExists,
     GameNotStarted,
     IdempotencyConflict,
+    SeatHasResigned,
     StoreUnavailable,
 )
 from service.events import GameReverted
@@ -68,6 +69,10 @@ from service.store.port import (
     RatingStore,
     check_game_id,
 )
+
+# The actor of a write a seat's own token or player key sends (``seat:<n>``): once the seat
+# has resigned, only the server's actors (``zombie:<n>``, ``clock``, ...) act for it.
+SEAT_ACTOR = "seat:"
 
 
 @dataclass(frozen=True)
@@ -184,8 +189,10 @@ class CommandHandler:
         open_seats: Sequence[int] = (),
         players: Mapping[int, str] | None = None,
         rated: bool = False,
+        rematch_of: str | None = None,
     ) -> LoadedGame:
-        """Create a game. ``players``: seats bound to players (``service.application.players``;
+        """Create a game (``rematch_of``: the finished game it is a rematch of). ``players``:
+        seats bound to players (``service.application.players``;
         they get no token, their player's key plays them), in the players' game lists before
         the write. ``open_seats``: seats left for players to claim (the game's
         status is "open" until every one is claimed; no command is accepted before); their
@@ -249,6 +256,7 @@ class CommandHandler:
             bots,
             clock,
             bound,
+            rematch_of,
             rated=rated,
         )
         envelopes = self._mapper.envelopes(kind, events, meta, created_at)
@@ -615,6 +623,7 @@ class CommandHandler:
             raise GameNotStarted(game.game_id, game.info.open_seats)
         check_expected(game, expected_version)
         rules = game.rules
+        refuse_resigned(game, meta)
         events = rules.decide(game.state, decoded)
         state = game.state
         trails = []  # the rule trail of each event, from the states evolve gives anyway
@@ -671,6 +680,19 @@ class _Labels:
     def __init__(self) -> None:
         self.kind = UNKNOWN
         self.command_type = UNKNOWN
+
+
+def refuse_resigned(game: LoadedGame, meta: CommandMeta) -> None:
+    """SeatHasResigned when ``meta`` is a resigned seat's own write (its token or player
+    key): the server acts for that seat now (``zombie:<n>``, ``clock``; see
+    domain/RESIGNATION.md)."""
+    seat = meta.seat
+    if (
+        seat is not None
+        and meta.actor.startswith(SEAT_ACTOR)
+        and seat in game.rules.resigned(game.state)
+    ):
+        raise SeatHasResigned(game.game_id, seat)
 
 
 def check_expected(game: LoadedGame, expected_version: int | None) -> None:

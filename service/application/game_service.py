@@ -25,12 +25,14 @@ from service.application.archive_tier import (
 )
 from service.application.commands import CommandHandler
 from service.application.explanations import Explainer
+from service.application.invitations import Invitations
 from service.application.lobby import SeatClaims
 from service.application.mapper import EventMapper
 from service.application.observer import Observer
 from service.application.players import PlayerGames, Players
 from service.application.queries import GameQueries
 from service.application.ratings import RatingProjection
+from service.application.rematch import Rematches
 from service.application.repository import GameRepository
 from service.application.undo import UndoWorkflow
 from service.application.writes import Observers, WriteObserver
@@ -190,6 +192,12 @@ class GameService:
             idempotency_ttl_s=idempotency_ttl_s,
             writes=self.writes,
             player_games=self.player_games,
+        )
+        self.invitations = Invitations(
+            store, self.repository, mapper, self.lobby, self.players, clock, writes=self.writes
+        )
+        self.rematches = Rematches(
+            store, self.repository, mapper, self.commands, clock, writes=self.writes
         )
         self.explainer = Explainer(store, self.repository, mapper)
         self.archive = GameArchive(

@@ -27,7 +27,8 @@ from datetime import UTC, datetime
 from typing import Any
 
 from domain.common.errors import FormatError
-from service.application.commands import command_hash, status_of
+from service.application.chain import LEAVE_SEAT
+from service.application.commands import command_hash, open_seat_name, status_of
 from service.application.mapper import (
     CommandMeta,
     EventMapper,
@@ -35,6 +36,7 @@ from service.application.mapper import (
     StoredEvent,
     open_seats_field,
     players_field,
+    reserved_field,
 )
 from service.application.players import Membership, PlayerGames, lists_of
 from service.application.record import CLAIM_SEAT
@@ -43,12 +45,15 @@ from service.application.tokens import derived_token, hash_token, new_salt, new_
 from service.application.writes import Observers, Write
 from service.errors import (
     ConcurrencyError,
+    GameAlreadyStarted,
     IdempotencyConflict,
     SeatNotFound,
     SeatNotOpen,
+    SeatNotTaken,
+    SeatReservedForAnother,
     StoreUnavailable,
 )
-from service.events import SeatClaimed
+from service.events import SeatClaimed, SeatLeft
 from service.store.port import EventStore, Idempotency
 
 # Claims of other seats racing with this one move the game on at most once per seat:
@@ -179,6 +184,9 @@ class SeatClaims:
             raise SeatNotFound(game.game_id, seat)
         if seat not in info.open_seats:
             raise SeatNotOpen(game.game_id, seat)
+        reservation = info.reserved.get(seat)
+        if reservation is not None and reservation.player != player:
+            raise SeatReservedForAnother(game.game_id, seat)  # only the invited player
         rules = game.rules
         event = SeatClaimed(seat=seat, name=name)
         state = rules.rename_seat(game.state, seat, name)
@@ -197,6 +205,9 @@ class SeatClaims:
         if player is not None:
             players[seat] = player
             fields["players"] = players_field(players)
+        reserved = {s: r for s, r in info.reserved.items() if s != seat}
+        if reservation is not None:  # redeemed: the invitation is used up
+            fields["reserved"] = reserved_field(reserved)
         membership = Membership(
             game.game_id,
             info.created_ms,
@@ -249,6 +260,7 @@ class SeatClaims:
                 "version": result.last,
                 "start_version": start_version,
                 "players": players,
+                "reserved": reserved,
             }
         )
         after = LoadedGame(
@@ -267,6 +279,107 @@ class SeatClaims:
         self._writes.appended(Write(after, result.first, tuple(stored), result.webhooks))
         return ClaimedSeat(after, seat, token, stored, replayed=False)
 
+    def leave(
+        self, game_id: str, seat: int, meta: CommandMeta, revoked: dict[str, int]
+    ) -> LeftSeat:
+        """The player of ``seat`` leaves ``game_id``, which has not started: one append of a
+        ``service.SeatLeft`` (recorded with the command ``LeaveSeat``) that opens the seat
+        again under its open name, drops its player's binding and writes its token hashes
+        again as ``revoked`` (``Credentials.revoked``: none of them acts any more), checked
+        against the version the seat was seen held at. SeatNotFound, GameAlreadyStarted (a
+        running game is resigned, not left), SeatNotTaken (the seat is open);
+        ConcurrencyError after too many racing writes."""
+        for _ in range(MAX_ATTEMPTS):
+            game = self._repository.get(game_id)
+            try:
+                return self._leave(game, seat, meta, revoked)
+            except ConcurrencyError:
+                continue  # a claim of another seat moved the game on: look again
+        raise ConcurrencyError(-1, self._store.version(game_id), game_id)
+
+    def _leave(
+        self, game: LoadedGame, seat: int, meta: CommandMeta, revoked: dict[str, int]
+    ) -> LeftSeat:
+        info = game.info
+        if not 0 <= seat < len(info.seat_names):
+            raise SeatNotFound(game.game_id, seat)
+        if info.status != "open":
+            raise GameAlreadyStarted(game.game_id, seat)
+        if seat in info.open_seats or seat in info.bots:
+            raise SeatNotTaken(game.game_id, seat)
+        rules = game.rules
+        name = open_seat_name(seat)
+        event = SeatLeft(seat=seat, name=name)
+        state = rules.rename_seat(game.state, seat, name)
+        names = tuple(name if n == seat else old for n, old in enumerate(info.seat_names))
+        now_open = tuple(sorted((*info.open_seats, seat)))
+        players = {s: p for s, p in info.players.items() if s != seat}
+        recorded_at = meta.recorded_at or self._clock().astimezone(UTC).isoformat()
+        fields = {
+            "seat_names": _names_field(names),
+            "open_seats": open_seats_field(now_open),
+            "updated_at": recorded_at,
+            "players": players_field(players),
+        }
+        membership = Membership(
+            game.game_id,
+            info.created_ms,
+            lists_of(info.players, info.status, rules.awaited(game.state)),
+            lists_of(players, info.status, rules.awaited(state)),
+        )
+        envelopes = self._mapper.envelopes(game.kind, [event], meta, recorded_at)
+        prev = self._repository.head_of(game)
+        version = game.version + 1
+        sealed = self._mapper.sealed(envelopes, None, version, prev, leave_command(seat))
+        result = self._store.append(
+            game.game_id,
+            sealed.events,
+            game.version,
+            info=fields,
+            seat_tokens=revoked,
+        )
+        if self._player_games is not None and membership.changed:
+            with contextlib.suppress(StoreUnavailable):  # stored: listing repairs the rest
+                self._player_games.left(membership)
+        after_info = GameInfo(
+            **{
+                **info.__dict__,
+                "seat_names": names,
+                "open_seats": now_open,
+                "updated_at": recorded_at,
+                "version": result.last,
+                "players": players,
+            }
+        )
+        after = LoadedGame(
+            game.game_id,
+            game.kind,
+            rules,
+            state,
+            result.last,
+            after_info,
+            game.snapshot_version,
+            sealed.head,
+        )
+        self._repository.remember(after)
+        stored = self._mapper.appended(game.game_id, result, sealed, [event])
+        self._writes.appended(Write(after, result.first, tuple(stored), result.webhooks))
+        return LeftSeat(after, seat, stored)
+
+
+@dataclass(frozen=True)
+class LeftSeat:
+    """The game after a seat left it, the seat, and the leave's event."""
+
+    game: LoadedGame
+    seat: int
+    events: list[StoredEvent]
+
+
+def leave_command(seat: int) -> dict[str, Any]:
+    """What a leave's ``service.SeatLeft`` is recorded as coming from."""
+    return {"type": LEAVE_SEAT, "seat": seat}
+
 
 def _names_field(names: tuple[str, ...]) -> str:
     return json.dumps(list(names), ensure_ascii=False)
@@ -279,4 +392,9 @@ def claim_command(seat: int, name: str) -> dict[str, Any]:
 
 def claim_meta(correlation_id: str | None, seat: int) -> CommandMeta:
     """The metadata of a claim's event: the claimer acts as the seat it takes."""
+    return CommandMeta.for_actor(f"seat:{seat}", seat, correlation_id=correlation_id)
+
+
+def leave_meta(correlation_id: str | None, seat: int) -> CommandMeta:
+    """The metadata of a leave's event: the seat's holder acts as the seat it leaves."""
     return CommandMeta.for_actor(f"seat:{seat}", seat, correlation_id=correlation_id)

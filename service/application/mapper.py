@@ -145,6 +145,37 @@ class GameInfo:
     clock: ClockSpec | None = None  # the time control (clocks.py)
     players: Mapping[int, str] = field(default_factory=dict)  # seat → its player (players.py)
     rated: bool = False  # its result updates its players' ratings (ratings.py)
+    # A rematch's links (``rematch.py``): the game this one is a rematch of, and this one's
+    # rematch (written with the ``service.RematchCreated`` appended to the finished game)
+    rematch_of: str | None = None
+    rematch: str | None = None
+    # Open seats reserved for invited players (``invitations.py``): seat → its reservation
+    reserved: Mapping[int, Reservation] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class Reservation:
+    """An open seat's invitation: the invited ``player``, the SHA-256 of the invitation's
+    code (the code itself is shown once, to ``by``), and ``by``, the actor who made it."""
+
+    player: str
+    code_hash: str
+    by: str
+
+
+def reserved_field(reserved: Mapping[int, Reservation]) -> str:
+    return json.dumps(
+        {
+            str(seat): {"player": r.player, "code_hash": r.code_hash, "by": r.by}
+            for seat, r in sorted(reserved.items())
+        }
+    )
+
+
+def parse_reserved(raw: str | None) -> dict[int, Reservation]:
+    if not raw:
+        return {}
+    return {int(seat): Reservation(**spec) for seat, spec in json.loads(raw).items()}
 
 
 class Sealed(NamedTuple):
@@ -309,11 +340,14 @@ def new_info(  # noqa: PLR0917 (the fields of a new game's info)
     bots: Mapping[int, BotSeat] | None = None,
     clock: ClockSpec | None = None,
     players: Mapping[int, str] | None = None,
+    rematch_of: str | None = None,
     *,
     rated: bool = False,
 ) -> dict[str, str]:
     """The info record that a game's creation writes."""
     extra = {"bots": bots_field(bots)} if bots else {}
+    if rematch_of is not None:
+        extra["rematch_of"] = rematch_of
     if players:
         extra["players"] = players_field(players)
     if rated:
@@ -362,6 +396,9 @@ def game_info(record: GameRecord) -> GameInfo:
         clock=parse_clock(fields.get("clock")),
         players=parse_players(fields.get("players")),
         rated=fields.get("rated") == "1",
+        rematch_of=fields.get("rematch_of"),
+        rematch=fields.get("rematch"),
+        reserved=parse_reserved(fields.get("reserved")),
     )
 
 

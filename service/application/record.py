@@ -56,7 +56,7 @@ from domain.common.protocol import GameRules
 from service.application import chain
 from service.application.bots import BotSeat, bots_field, parse_bots
 from service.application.repository import replay
-from service.events import SERVICE_EVENTS, SERVICE_KIND, GameReverted, SeatClaimed
+from service.events import SERVICE_EVENTS, SERVICE_KIND, GameReverted, SeatClaimed, SeatLeft
 
 HEADER_KEYS = frozenset(
     {"format", "game_id", "kind", "seats", "options", "complete", "events", "genesis", "head"}
@@ -65,9 +65,13 @@ HEADER_BOTS = "bots"  # optional: only a game with bot seats has it
 EVENT_KEYS = frozenset({"version", "type", "schema", "data", "meta", "command", "hash"})
 CREATE_GAME = "CreateGame"  # the command recorded with a game's start events
 CLAIM_SEAT = chain.CLAIM_SEAT  # the command recorded with a lobby claim's service.SeatClaimed
+LEAVE_SEAT = chain.LEAVE_SEAT  # the command recorded with a lobby leave's service.SeatLeft
 UNDO_COMMANDS = frozenset({"RequestUndo", "AnswerUndo", "Revert", "AppendServiceEvents"})
+REMATCH = chain.REMATCH  # the command recorded with a finished game's service.RematchCreated
+# The commands of an open seat's invitation (service.SeatReserved, service.ReservationRevoked)
+INVITATION_COMMANDS = frozenset({chain.INVITE, chain.REVOKE_INVITATION})
 # The service's own commands (public in a record shown while the game runs).
-SERVICE_COMMANDS = UNDO_COMMANDS | {CLAIM_SEAT}
+SERVICE_COMMANDS = UNDO_COMMANDS | INVITATION_COMMANDS | {CLAIM_SEAT, LEAVE_SEAT, REMATCH}
 _HASH = re.compile("[0-9a-f]{64}")
 
 
@@ -377,6 +381,8 @@ class _Replayer:
         event = self._decode(version, line)
         if self.service_command is not None and self.service_command.get("type") == CLAIM_SEAT:
             self._claim(version, event, line)
+        elif self.service_command is not None and self.service_command.get("type") == LEAVE_SEAT:
+            self._leave(version, event, line)
         elif self.service_command is not None:
             self._service_event(version, event, line)
         else:
@@ -449,14 +455,14 @@ class _Replayer:
             return
         if name == CREATE_GAME:
             raise Disagreement(version, "CreateGame after the start")
-        if name == CLAIM_SEAT:
+        if name in (CLAIM_SEAT, LEAVE_SEAT) or name in INVITATION_COMMANDS:
             self.service_command = command
             return
         if self.open_seats:
             raise Disagreement(
                 version, f"{name!r} before the game starts (seats {sorted(self.open_seats)} open)"
             )
-        if name in UNDO_COMMANDS:
+        if name in UNDO_COMMANDS or name == REMATCH:
             self.service_command = command
             return
         try:
@@ -574,6 +580,31 @@ class _Replayer:
         if not self.open_seats:
             self.start_version = version  # the game starts here: no revert reaches before
         self.service_command = None  # a claim is one event
+
+    def _leave(self, version: int, event: object, line: dict[str, Any]) -> None:
+        """A lobby leave: the game has not started, its seat was taken (not open), the event
+        is its ``SeatLeft`` and the only one; the seat is open again."""
+        command = self.service_command
+        assert command is not None
+        if set(command) != {"type", "seat"}:
+            raise Disagreement(version, "LeaveSeat needs exactly seat")
+        seat = command["seat"]
+        if not self.open_seats:
+            raise Disagreement(version, "a seat left after the game started")
+        if type(seat) is not int or not 0 <= seat < len(self.names) or seat in self.open_seats:
+            raise Disagreement(version, f"seat {seat!r} left, which is not taken")
+        actor = line["meta"].get("actor")
+        if isinstance(actor, str) and actor.startswith("seat:") and actor != f"seat:{seat}":
+            raise Disagreement(version, f"{actor} left seat {seat}")
+        if not isinstance(event, SeatLeft) or event.seat != seat or not event.name.strip():
+            raise Disagreement(version, f"the leave's event is not SeatLeft({seat}, name)")
+        try:
+            self.state = self.rules.rename_seat(self.state, seat, event.name)
+        except (RulesError, FormatError) as exc:
+            raise Disagreement(version, f"the leave does not apply: {exc}") from None
+        self.names[seat] = event.name
+        self.open_seats.add(seat)
+        self.service_command = None  # a leave is one event
 
 
 @dataclass(frozen=True)

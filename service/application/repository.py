@@ -28,7 +28,16 @@ from service.application import chain
 from service.application.mapper import EventMapper, GameInfo, game_info
 from service.application.observer import NullObserver, Observer
 from service.errors import GameNotFound, StoreUnavailable, VersionNotFound
-from service.events import GameReverted, SeatClaimed, UndoAnswered, UndoRequested
+from service.events import (
+    GameReverted,
+    RematchCreated,
+    ReservationRevoked,
+    SeatClaimed,
+    SeatLeft,
+    SeatReserved,
+    UndoAnswered,
+    UndoRequested,
+)
 from service.store.port import EventStore, GameRecord, Snapshot, SnapshotStore, is_game_id
 
 
@@ -76,8 +85,9 @@ def replay(
     itself lie after an earlier revert: "state at k" always means the fold of the first k
     events, reverts included): answered from the states seen on the way, else by
     ``state_at(k)`` for a revert that reaches back before the base. ``UndoRequested`` /
-    ``UndoAnswered`` leave the state alone; ``SeatClaimed`` renames the seat
-    (``rules.rename_seat``). Returns ``(state, version)``.
+    ``UndoAnswered`` (and ``RematchCreated``, ``SeatReserved``, ``ReservationRevoked``)
+    leave the state alone; ``SeatClaimed`` and
+    ``SeatLeft`` rename the seat (``rules.rename_seat``). Returns ``(state, version)``.
     """
     seen: dict[int, Any] = {}
     if base_version > 0:
@@ -97,10 +107,19 @@ def replay(
                 state = state_at(target)
             else:
                 raise FormatError(f"revert to v{target} reaches before the folded range")
-        elif isinstance(event, UndoRequested | UndoAnswered | SeatClaimed):
+        elif isinstance(
+            event,
+            UndoRequested
+            | UndoAnswered
+            | SeatClaimed
+            | SeatLeft
+            | RematchCreated
+            | SeatReserved
+            | ReservationRevoked,
+        ):
             if state is None:
                 raise FormatError("a game cannot begin with a service event")
-            if isinstance(event, SeatClaimed):
+            if isinstance(event, SeatClaimed | SeatLeft):
                 state = rules.rename_seat(state, event.seat, event.name)
         else:
             state = rules.evolve(state, event)

@@ -32,7 +32,7 @@ import secrets
 from collections.abc import Callable, Collection
 from dataclasses import dataclass
 
-from service.store.port import TokenStore
+from service.store.port import REVOKED, TokenStore
 
 TOKEN_BYTES = 32  # 256 bits of entropy: guessing is not an attack
 ADMIN = "admin"
@@ -78,7 +78,9 @@ class Credentials:
     A seat token never changes its seat once issued, and a game's bot seats never change,
     so known hashes are remembered in the process (at most ``remember``); unknown ones (and
     a bot seat's, which stand for no one) are always asked of the store. ``bot_seats``: a
-    game's bot seats (from its info record).
+    game's bot seats (from its info record). ``final``: whether a game's tokens can no longer
+    be revoked (it has started: no seat leaves it); the tokens of a game that is not final
+    are asked of the store every time, so a leave's revocation counts in every process.
     """
 
     def __init__(
@@ -86,10 +88,12 @@ class Credentials:
         store: TokenStore,
         *,
         bot_seats: Callable[[str], Collection[int]],
+        final: Callable[[str], bool] = lambda game_id: True,
         remember: int = 4096,
     ) -> None:
         self._store = store
         self._bot_seats = bot_seats
+        self._final = final
         self._known: dict[tuple[str, str], int] = {}
         self._remember = remember
 
@@ -101,12 +105,19 @@ class Credentials:
         if known is not None:
             return known
         seat = self._store.seat_of(game_id, digest)
-        if seat is None or seat in self._bot_seats(game_id):
+        if seat is None or seat == REVOKED or seat in self._bot_seats(game_id):
             return None
+        if not self._final(game_id):  # a seat of an open game may be left: ask every time
+            return seat
         if len(self._known) >= self._remember:
             self._known.clear()  # crude but bounded; a miss only costs one store read
         self._known[(game_id, digest)] = seat
         return seat
+
+    def revoked(self, game_id: str, seat: int) -> dict[str, int]:
+        """The token hashes of ``seat`` written as ``REVOKED``: what the append of a seat's
+        leave stores (``SeatClaims.leave``), so that none of its tokens acts any more."""
+        return dict.fromkeys(self._store.hashes_of(game_id, seat), REVOKED)
 
     def issue_ticket(self, game_id: str, seat: int | None, ttl_s: int) -> str:
         """A new stream ticket of this game for ``seat`` (None: the admin), valid ``ttl_s``

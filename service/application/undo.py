@@ -20,7 +20,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from domain.common.errors import FormatError
-from service.application.commands import CommandHandler, CommandOutcome, check_expected
+from service.application.commands import (
+    CommandHandler,
+    CommandOutcome,
+    check_expected,
+    refuse_resigned,
+)
 from service.application.mapper import CommandMeta, StoredEvent, decode_metadata
 from service.application.queries import GameQueries
 from service.application.repository import GameRepository, LoadedGame, Numbered
@@ -174,6 +179,7 @@ class UndoWorkflow:
         check_expected(game, expected_version)
         if game.rules.is_over(game.state):
             raise UndoConflict("game-over", "a finished game cannot be undone")
+        refuse_resigned(game, meta)  # a resignation is not taken back by its seat
         self.check_revert_target(game, to_version)
         events = self._queries.events(game_id, game=game)
         if any(record.status == "open" for record in undo_records(events)):
@@ -204,6 +210,7 @@ class UndoWorkflow:
         last approval needed (or the admin's) applies it."""
         game = self._repository.get(game_id)
         check_expected(game, expected_version)
+        refuse_resigned(game, meta)  # the server answers for a seat that resigned
         seats = len(game.info.seat_names)
         events = self._queries.events(game_id, game=game)
         record = _find(undo_records(events), request_id)

@@ -290,7 +290,17 @@ def _board_turn_ended(w: Words, d: Mapping[str, Any]) -> str:
     return w.t.gettext("{player}'s turn ends").format(player=w.player(d.get("seat")))
 
 
+def _resigned(w: Words, d: Mapping[str, Any]) -> str:
+    return w.t.gettext("{player} resigns").format(player=w.player(d.get("seat")))
+
+
+def _ended_by_resignations(w: Words) -> str:
+    return w.t.gettext("The game ends: only one player has not resigned.")
+
+
 def _board_ended(w: Words, d: Mapping[str, Any]) -> str:
+    if d.get("reason") == "resigned":
+        return _ended_by_resignations(w)
     if d.get("reason") == "treasures":
         return w.t.gettext("The game ends: only one or two treasures are left on the board.")
     return w.t.gettext("The game ends: the bag cannot supply the tiles a player must draw.")
@@ -468,6 +478,8 @@ def _cards_turn_began(w: Words, d: Mapping[str, Any]) -> str:
 
 def _cards_ended(w: Words, d: Mapping[str, Any]) -> str:
     reason = d.get("reason")
+    if reason == "resigned":
+        return _ended_by_resignations(w)
     if reason == "pile":
         return w.t.gettext("The game ends: the draw pile cannot refill the hands.")
     if reason == "treasures":
@@ -498,6 +510,24 @@ def _seat_claimed(w: Words, d: Mapping[str, Any]) -> str:
     return w.t.gettext("{name} takes a seat at the table").format(name=d.get("name"))
 
 
+def _seat_left(w: Words, d: Mapping[str, Any]) -> str:
+    return w.t.gettext("The player of seat {seat} leaves the table; the seat is open again").format(
+        seat=d.get("seat")
+    )
+
+
+def _rematch_created(w: Words, d: Mapping[str, Any]) -> str:
+    return w.t.gettext("A rematch is set up: game {game}").format(game=d.get("game_id"))
+
+
+def _seat_reserved(w: Words, d: Mapping[str, Any]) -> str:
+    return w.t.gettext("Seat {seat} is reserved for an invited player").format(seat=d.get("seat"))
+
+
+def _reservation_revoked(w: Words, d: Mapping[str, Any]) -> str:
+    return w.t.gettext("The invitation to seat {seat} is revoked").format(seat=d.get("seat"))
+
+
 DESCRIBERS: dict[str, Describer] = {
     "board.GameStarted": _started,
     "board.TilesDrawn": _board_drawn,
@@ -514,6 +544,7 @@ DESCRIBERS: dict[str, Describer] = {
     "board.MonumentDeclined": _board_no_monument,
     "board.TreasuresTaken": _board_treasures,
     "board.TurnEnded": _board_turn_ended,
+    "board.SeatResigned": _resigned,
     "board.GameEnded": _board_ended,
     "cards.GameStarted": _started,
     "cards.CardsDrawn": _cards_drawn,
@@ -531,11 +562,16 @@ DESCRIBERS: dict[str, Describer] = {
     "cards.ConflictResolved": _conflict,
     "cards.TreasureSwapped": _cards_treasure_swapped,
     "cards.TurnBegan": _cards_turn_began,
+    "cards.SeatResigned": _resigned,
     "cards.GameEnded": _cards_ended,
     "service.GameReverted": _reverted,
     "service.UndoRequested": _undo_requested,
     "service.UndoAnswered": _undo_answered,
     "service.SeatClaimed": _seat_claimed,
+    "service.SeatLeft": _seat_left,
+    "service.RematchCreated": _rematch_created,
+    "service.SeatReserved": _seat_reserved,
+    "service.ReservationRevoked": _reservation_revoked,
 }
 
 

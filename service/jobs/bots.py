@@ -44,10 +44,12 @@ from service.events import UndoAnswered, UndoRequested
 from service.jobs.context import JobContext, job_context
 from service.jobs.enqueue import (
     JOB_TIMEOUT_MARGIN_S,
+    actor_of,
     awaited_bots,
     bots_to_answer,
     enqueue_bot_moves,
     job_id_of,
+    server_seats,
     waiting_for_players,
 )
 
@@ -126,14 +128,15 @@ def play(context: JobContext, game_id: str, version: int, seat: int) -> str:
         return approve_undo(context, game, request_id, seat)
     if seat not in awaited_bots(game):
         return f"seat {seat} is not an awaited bot seat"
-    command = bot_command(game.rules, game.state, seat, game.info.bots[seat], game_id, game.version)
+    bot = server_seats(game)[seat]  # a bot seat's bot, or a resigned seat's ZOMBIE
+    command = bot_command(game.rules, game.state, seat, bot, game_id, game.version)
     outcome = submit_decision(
         context,
         game,
         command,
         seat=seat,
         key=idempotency_key_of(version, seat),
-        actor=f"bot:{seat}",
+        actor=actor_of(game, seat),
     )
     if isinstance(outcome, str):  # another attempt at this decision won (a worker, a retry)
         return f"already decided: {outcome}"
@@ -161,7 +164,7 @@ def submit_decision(
 
 def undo_awaiting(games: GameService, game: LoadedGame, seat: int) -> str | None:
     """The id of ``game``'s open undo request that awaits the answer of bot ``seat``, if any."""
-    if seat not in game.info.bots or game.version <= game.info.start_version:
+    if seat not in server_seats(game) or game.version <= game.info.start_version:
         return None
     last = games.queries.events(game.game_id, game.version - 1, 1, game=game)
     if not last or not isinstance(last[-1].event, UndoRequested | UndoAnswered):
@@ -178,7 +181,7 @@ def undo_awaiting(games: GameService, game: LoadedGame, seat: int) -> str | None
 def approve_undo(context: JobContext, game: LoadedGame, request_id: str, seat: int) -> str:
     """Bot ``seat`` approves undo request ``request_id`` of ``game`` (at its version)."""
     meta = CommandMeta.for_actor(
-        f"bot:{seat}", seat, command_id=f"{game.game_id}-undo-{request_id}-{seat}"
+        actor_of(game, seat), seat, command_id=f"{game.game_id}-undo-{request_id}-{seat}"
     )
     try:
         outcome = context.games.undo.answer_undo(

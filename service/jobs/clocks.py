@@ -15,6 +15,8 @@ another version and does nothing (the check is the version, not the job's cancel
 from __future__ import annotations
 
 from service.application.bots import BotSeat
+from service.application.clocks import CLOCK_ACTOR, timeouts_in_a_row
+from service.application.repository import LoadedGame
 from service.jobs.bots import bot_command, submit_decision
 from service.jobs.context import JobContext, job_context
 from service.jobs.enqueue import clock_reading, enqueue_deadlines, waiting_for_players
@@ -38,10 +40,28 @@ def expire(context: JobContext, game_id: str, version: int, seat: int) -> str:
         return "waiting for players: the clock starts with the last claim"
     if spec is None or game.rules.is_over(game.state) or seat not in game.rules.awaited(game.state):
         return f"seat {seat} is not awaited"
+    key = f"clock-{version}-{seat}"
+    if resigns(context, game, seat):
+        resign = {"type": "Resign"}  # both games name it so (domain/RESIGNATION.md)
+        outcome = submit_decision(context, game, resign, seat=seat, key=key, actor=CLOCK_ACTOR)
+        if isinstance(outcome, str):
+            return f"moved in time: {outcome}"
+        return f"the clock resigned seat {seat}: version {outcome.game.version}"
     policy = BotSeat(spec.on_expiry, think_ms=0)
     command = bot_command(game.rules, game.state, seat, policy, game_id, version)
-    key = f"clock-{version}-{seat}"
-    outcome = submit_decision(context, game, command, seat=seat, key=key, actor="clock")
+    outcome = submit_decision(context, game, command, seat=seat, key=key, actor=CLOCK_ACTOR)
     if isinstance(outcome, str):
         return f"moved in time: {outcome}"
     return f"the clock moved for seat {seat}: version {outcome.game.version}"
+
+
+def resigns(context: JobContext, game: LoadedGame, seat: int) -> bool:
+    """The clock's policy (domain/RESIGNATION.md): a seat whose time ran out
+    ``TIGRIS_CLOCK_RESIGN_AFTER`` times in a row, this time included, resigns instead of
+    moving; a seat that resigned already (the server plays it) never does again, nor a bot
+    seat (0: the policy is off)."""
+    limit = context.settings.clock_resign_after
+    if limit == 0 or seat in game.rules.resigned(game.state) or seat in game.info.bots:
+        return False
+    metadata = [e.metadata for e in context.games.queries.events(game.game_id, 0, game=game)]
+    return timeouts_in_a_row(metadata, seat) + 1 >= limit

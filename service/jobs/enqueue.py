@@ -15,6 +15,7 @@ from datetime import UTC, datetime
 
 from rq import Queue
 
+from service.application.bots import BotSeat
 from service.application.clocks import ClockReading, read_clock
 from service.application.game_service import GameService
 from service.application.repository import LoadedGame
@@ -41,11 +42,32 @@ def waiting_for_players(game: LoadedGame) -> bool:
     return bool(game.info.open_seats)
 
 
+# A seat that resigned ("zombie"): the simplest bot plays it at once (domain/RESIGNATION.md).
+ZOMBIE = BotSeat("random", think_ms=0)
+
+
+def server_seats(game: LoadedGame) -> dict[int, BotSeat]:
+    """The seats of ``game`` the server plays: its bot seats, and the seats that resigned
+    (each played by ``ZOMBIE``; a bot seat that resigned keeps its bot)."""
+    resigned = game.rules.resigned(game.state)
+    if not resigned:
+        return dict(game.info.bots)
+    return {**{seat: ZOMBIE for seat in resigned}, **game.info.bots}
+
+
+def actor_of(game: LoadedGame, seat: int) -> str:
+    """Who a server seat's writes are by: ``bot:<seat>``, or ``zombie:<seat>`` for a seat
+    that resigned (not a bot seat)."""
+    return f"bot:{seat}" if seat in game.info.bots else f"zombie:{seat}"
+
+
 def awaited_bots(game: LoadedGame) -> list[int]:
-    """The bot seats ``game`` awaits now (none while it waits for players)."""
-    if not game.info.bots or waiting_for_players(game) or game.rules.is_over(game.state):
+    """The server seats (bots and resigned seats) ``game`` awaits now (none while it waits
+    for players)."""
+    seats = server_seats(game)
+    if not seats or waiting_for_players(game) or game.rules.is_over(game.state):
         return []
-    return sorted(seat for seat in game.rules.awaited(game.state) if seat in game.info.bots)
+    return sorted(seat for seat in game.rules.awaited(game.state) if seat in seats)
 
 
 def job_id_of(game_id: str, version: int, seat: int) -> str:
@@ -55,7 +77,7 @@ def job_id_of(game_id: str, version: int, seat: int) -> str:
 def bots_to_answer(game: LoadedGame, awaiting: Sequence[str]) -> list[int]:
     """The bot seats among ``awaiting`` (an open undo request's ``seat:<n>`` answerers)."""
     seats = (int(actor[5:]) for actor in awaiting if actor.startswith("seat:"))
-    return sorted(seat for seat in seats if seat in game.info.bots)
+    return sorted(seat for seat in seats if seat in server_seats(game))
 
 
 def enqueue_bot_moves(
@@ -64,8 +86,9 @@ def enqueue_bot_moves(
     """Enqueue a job for every bot seat ``game`` awaits, and for the ``answering`` bot
     seats (an undo request awaits their answer): one job per game, version and seat."""
     enqueued = 0
+    bots = server_seats(game)
     for seat in sorted({*awaited_bots(game), *answering}):
-        timeout = game.info.bots[seat].think_ms // 1000 + JOB_TIMEOUT_MARGIN_S
+        timeout = bots[seat].think_ms // 1000 + JOB_TIMEOUT_MARGIN_S
         job = enqueue_once(
             queue,
             settings,

@@ -51,6 +51,13 @@ class JobSettings(EnvSettings):
         ge=1,
         validation_alias="TIGRIS_JOB_SWEEP_S",
     )
+    clock_resign_after: int = setting(
+        3,
+        "A seat whose turn clock runs out this many times in a row resigns: the clock's "
+        "job sends its ``Resign`` instead of a move (domain/RESIGNATION.md); 0: never.",
+        ge=0,
+        validation_alias="TIGRIS_CLOCK_RESIGN_AFTER",
+    )
     abandoned_s: int = setting(
         15,
         "A job whose worker sent no heartbeat for this many seconds is abandoned "

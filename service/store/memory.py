@@ -82,6 +82,11 @@ class InMemoryTokenStore(TokenStore):
         with self._lock:
             return self._seats.get(game_id, {}).get(token_hash)
 
+    def hashes_of(self, game_id: str, seat: int) -> list[str]:
+        check_game_id(game_id)
+        with self._lock:
+            return sorted(h for h, s in self._seats.get(game_id, {}).items() if s == seat)
+
     def put_ticket(self, game_id: str, ticket_hash: str, holder: str, ttl_s: int) -> None:
         check_game_id(game_id)
         with self._lock:

@@ -294,19 +294,29 @@ class SnapshotStore(ABC):
         """Drop every snapshot of the game."""
 
 
+# The seat a revoked token's hash is written with (``TokenStore``): it stands for no one.
+REVOKED = -1
+
+
 class TokenStore(ABC):
     """Who holds a credential of a game, by the credential's SHA-256 hash (a token or
     ticket itself is never stored).
 
     Seat tokens are written by the ``EventStore``'s appends (the one that creates the game,
-    so no game exists without them, and the one that stores an open seat's claim) and
-    only read here; a seat token never changes its seat.
+    so no game exists without them, the one that stores an open seat's claim, and the one
+    that stores a seat's leave, which writes its tokens' hashes again as ``REVOKED``) and
+    only read here; a seat token never changes its seat, and a revoked one never comes back.
     Stream tickets are written here, each with its own lifetime.
     """
 
     @abstractmethod
     def seat_of(self, game_id: str, token_hash: str) -> int | None:
-        """The seat whose token hashes to ``token_hash`` in this game, if any."""
+        """The seat whose token hashes to ``token_hash`` in this game, if any (``REVOKED``:
+        a token of a seat that was left, standing for no one)."""
+
+    @abstractmethod
+    def hashes_of(self, game_id: str, seat: int) -> list[str]:
+        """The hashes of the tokens of ``seat`` in this game (revoked ones left out)."""
 
     @abstractmethod
     def put_ticket(self, game_id: str, ticket_hash: str, holder: str, ttl_s: int) -> None:

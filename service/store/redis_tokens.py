@@ -6,7 +6,8 @@ them on the game's slot:
 - ``P:{g}:tokens``           hash: SHA-256 of a seat token -> seat; written by the event
                               store's script in the append that creates the game and in
                               the append of an open seat's claim (``RedisKeys.tokens``),
-                              only read here
+                              and again as -1 (``REVOKED``) by the append of a seat's
+                              leave; only read here
 - ``P:{g}:ticket:<sha256>``   string: the holder of a stream ticket (``admin`` or a seat
                               number), expiring with the ticket
 """
@@ -36,6 +37,12 @@ class RedisTokenStore(TokenStore):
         with _guard():
             seat = self.client.hget(self.keys.tokens(game_id), token_hash)
         return None if seat is None else int(_text(seat))
+
+    def hashes_of(self, game_id: str, seat: int) -> list[str]:
+        check_game_id(game_id)
+        with _guard():
+            held = self.client.hgetall(self.keys.tokens(game_id))
+        return sorted(_text(h) for h, s in held.items() if int(_text(s)) == seat)
 
     def put_ticket(self, game_id: str, ticket_hash: str, holder: str, ttl_s: int) -> None:
         check_game_id(game_id)

@@ -20,6 +20,7 @@ RULE_IDS = {
     "B-TREASURE": 4,
     "B-END": 3,
     "B-HIDDEN": 1,
+    "B-RESIGN": 2,
 }
 
 

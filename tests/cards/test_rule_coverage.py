@@ -26,6 +26,8 @@ RULE_IDS = (
     "C-VP-1",
     *(f"C-END-{i}" for i in range(1, 4)),
     "C-HIDDEN-1",
+    "C-RESIGN-1",
+    "C-RESIGN-2",
 )
 _NAMED = re.compile(r"^# rule (C-[A-Z]+-\d+)\n(?:@.*\n)*def test_", re.MULTILINE)
 

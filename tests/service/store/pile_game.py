@@ -248,6 +248,9 @@ class PileRules:
     def awaited(self, state: PileState) -> frozenset[int]:
         return frozenset() if state.over else frozenset({state.next_seat})
 
+    def resigned(self, state: PileState) -> tuple[int, ...]:
+        return ()  # the pile game knows no resignation: no seat is ever played by the server
+
     def setup_map(self, options: Mapping[str, Any]) -> JSON:
         normal = self.normalize_options(options)
         return {"kind": self.kind, "options": normal, "take": [1, normal["max_take"]]}
