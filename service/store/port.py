@@ -62,6 +62,7 @@ def check_append(
 ARCHIVED_KEY = "archived"
 ARCHIVED_VERSION = "archived_version"
 ARCHIVED_AT = "archived_at"
+ARCHIVED_WEBHOOKS = "archived_webhooks"  # webhook subscriptions dropped at archiving
 ARCHIVED_FIELDS = (ARCHIVED_KEY, ARCHIVED_VERSION, ARCHIVED_AT)
 
 # "open": created with open seats, not all claimed yet (no command is accepted before).

@@ -47,6 +47,7 @@ from service.errors import ConcurrencyError, GameArchived, IdempotencyConflict, 
 from service.store.port import (
     ARCHIVED_FIELDS,
     ARCHIVED_VERSION,
+    ARCHIVED_WEBHOOKS,
     AppendResult,
     EventStore,
     GameRecord,
@@ -570,6 +571,16 @@ class RedisEventStore(EventStore):
             stale = list(self.client.scan_iter(match=pattern, count=500))
             if stale:
                 self.client.unlink(*stale)
+            # Its webhook subscriptions (``docs/webhooks.md``: an archived game keeps none;
+            # nothing is appended to it any more, and a rehydration does not bring them
+            # back): their number stays in its info, ``ARCHIVED_WEBHOOKS``.
+            subscriptions = self.client.scard(self.keys.hooks(game_id))
+            pattern = f"{self.keys.prefix}:{{{game_id}}}:hook*"
+            hooks = list(self.client.scan_iter(match=pattern, count=500))
+            if hooks:
+                self.client.unlink(*hooks)
+            if subscriptions:
+                self.client.hset(self.keys.info(game_id), ARCHIVED_WEBHOOKS, subscriptions)
         return True
 
     def rehydrate(
