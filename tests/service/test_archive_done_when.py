@@ -24,7 +24,8 @@ import pytest
 import redis
 import requests
 
-from service.application.game_service import GameService
+from service.application.game_service import ArchivePolicy, GameService
+from service.store.archive_objects import ArchiveObjects, LocalArchiveObjects
 from service.store.redis_streams import RedisEventStore, RedisSnapshotStore
 from tests.service.api.conftest import ADMIN_TOKEN, LiveServer, start_live_server
 from tests.service.api.test_archive_reads import snapshot
@@ -125,8 +126,8 @@ def verify_offline(record: bytes, head: str, tmp_path: Path, name: str) -> None:
     assert checked.returncode == 0, checked.stdout + checked.stderr
 
 
-def archive_run(tmp_path: Path, env: dict[str, str]) -> None:
-    """The "Done when" run on the backend that ``env`` names."""
+def archive_run(tmp_path: Path, env: dict[str, str], objects: ArchiveObjects) -> None:
+    """The "Done when" run on the backend that ``env`` names (``objects``: the same)."""
     prefix = env["TIGRIS_KEY_PREFIX"]
     data_dir = tmp_path / "redis"
     env = {
@@ -137,8 +138,11 @@ def archive_run(tmp_path: Path, env: dict[str, str]) -> None:
     }
     with start_live_server(None, tmp_path, env) as server:
         client = embedded_redis(data_dir)
-        local = GameService(
-            RedisEventStore(client, prefix=prefix), RedisSnapshotStore(client, prefix=prefix)
+        local = GameService(  # a writer as the service's: on the archive tier (due index)
+            RedisEventStore(client, prefix=prefix),
+            RedisSnapshotStore(client, prefix=prefix),
+            archive=objects,
+            archive_policy=ArchivePolicy(retention_s=RETENTION_S),
         )
         before: dict[str, dict[str, Any]] = {}
         heads: dict[str, str] = {}
@@ -210,7 +214,8 @@ def test_finished_games_of_both_kinds_leave_redis_and_read_the_same_from_the_loc
     read answers as before, and the exported records verify offline against the heads
     shown before archiving."""
     archive = tmp_path / "archive"
-    archive_run(tmp_path, {"TIGRIS_KEY_PREFIX": prefix, "TIGRIS_ARCHIVE_DIR": str(archive)})
+    env = {"TIGRIS_KEY_PREFIX": prefix, "TIGRIS_ARCHIVE_DIR": str(archive)}
+    archive_run(tmp_path, env, LocalArchiveObjects(archive))
     assert len(list(archive.rglob("*.zst"))) == len(GAMES)
 
 
@@ -231,5 +236,6 @@ def test_finished_games_of_both_kinds_leave_redis_and_read_the_same_from_s3(
             "TIGRIS_ARCHIVE_S3_ACCESS_KEY_ID": "testing",
             "TIGRIS_ARCHIVE_S3_SECRET_ACCESS_KEY": "testing",
         },
+        objects,
     )
     assert len(objects.keys()) == len(GAMES)
