@@ -201,6 +201,13 @@ class TieredEventStore(EventStore):
         info: Mapping[str, str] | None = None,
         seat_tokens: Mapping[str, int] | None = None,
     ) -> AppendResult:
+        if info is not None and "status" in info:
+            # Noted before the append (a crash in between leaves a later time than the
+            # last event's, which ``Archiver.due`` corrects; never a game left out).
+            at = parse_time(info.get("updated_at") or info.get("created_at"))
+            if at is not None:
+                over = info["status"] == "over"
+                self.inner.note_activity(game_id, int(at.timestamp() * 1000), over=over)
         return self.inner.append(
             game_id,
             events,
@@ -305,6 +312,18 @@ class TieredEventStore(EventStore):
     def archive_swap(self, game_id: str, version: int, fields: Mapping[str, str]) -> bool:
         return self.inner.archive_swap(game_id, version, fields)
 
+    def note_activity(self, game_id: str, at_ms: int, *, over: bool) -> None:
+        self.inner.note_activity(game_id, at_ms, over=over)
+
+    def forget_activity(self, game_id: str) -> None:
+        self.inner.forget_activity(game_id)
+
+    def due_by_activity(self, *, over: bool, until_ms: int, limit: int) -> list[str] | None:
+        return self.inner.due_by_activity(over=over, until_ms=until_ms, limit=limit)
+
+    def activity_migrated(self, mark: bool = False) -> bool:
+        return self.inner.activity_migrated(mark)
+
     def rehydrate(
         self, game_id: str, events: Sequence[RecordedEvent], info: Mapping[str, str] | None = None
     ) -> bool:
@@ -407,7 +426,79 @@ class Archiver:
 
     def due(self, limit: int, *, page: int = 500) -> list[str]:
         """Up to ``limit`` games due for archiving, oldest first within each status:
-        finished games past retention, then abandoned ones."""
+        finished games past retention, then abandoned ones. From the store's due index
+        (O(log n + due)); the games stored before it existed are noted in it once, by a
+        scan of the game index (``migrate_due_index``). An adapter without the index is
+        scanned every time."""
+        now = self._clock()
+        if not self._store.activity_migrated():
+            self.migrate_due_index(page=page)
+        found: list[str] = []
+        policies = [(True, self.retention_s)]
+        if self.abandoned_after_s > 0:
+            policies.append((False, self.abandoned_after_s))
+        for over, after_s in policies:
+            until_ms = int((now - timedelta(seconds=after_s)).timestamp() * 1000)
+            # Entries the records say are not due are corrected (they leave the range),
+            # and the next candidates read; bounded, should many be wrong at once.
+            taken: set[str] = set()  # found here already (they stay first in the index)
+            for _ in range(10):
+                want = limit - len(found)
+                if want <= 0:
+                    break
+                ids = self._store.due_by_activity(
+                    over=over, until_ms=until_ms, limit=len(taken) + want
+                )
+                if ids is None:
+                    return self.due_by_scan(limit, page=page)
+                ids = [game_id for game_id in ids if game_id not in taken]
+                if not ids:
+                    break
+                wrong = 0
+                for game_id, record in zip(ids, self._store.infos(ids), strict=True):
+                    if record is None:
+                        self._store.forget_activity(game_id)
+                        wrong += 1
+                    elif self.is_due(record, now):
+                        found.append(record.game_id)
+                        taken.add(record.game_id)
+                    else:
+                        self._renote(record)
+                        wrong += 1
+                if wrong == 0:
+                    break
+        return found
+
+    def _renote(self, record: GameRecord) -> None:
+        """Correct ``record``'s entry in the due index (or take it off if archived)."""
+        if is_archived(record):
+            self._store.forget_activity(record.game_id)
+            return
+        fields = record.fields
+        at = parse_time(fields.get("updated_at") or fields.get("created_at"))
+        if at is not None:
+            over = fields.get("status") == "over"
+            self._store.note_activity(record.game_id, int(at.timestamp() * 1000), over=over)
+
+    def migrate_due_index(self, *, page: int = 500) -> int:
+        """Note every game not archived in the due index (once: the games stored before
+        it existed), then mark it done; how many were noted."""
+        noted = 0
+        for status in ("over", "active", "open"):
+            cursor: str | None = None
+            while True:
+                entries, cursor = self._store.list_index(cursor, page, status=status)
+                for record in self._store.infos([game_id for _, game_id in entries]):
+                    if record is not None and not is_archived(record):
+                        self._renote(record)
+                        noted += 1
+                if cursor is None:
+                    break
+        self._store.activity_migrated(mark=True)
+        return noted
+
+    def due_by_scan(self, limit: int, *, page: int = 500) -> list[str]:
+        """``due`` by a scan of every game of the statuses concerned (no due index)."""
         found: list[str] = []
         now = self._clock()
         statuses = ["over"] + (["active", "open"] if self.abandoned_after_s > 0 else [])
@@ -432,6 +523,7 @@ class Archiver:
         if record is None:
             return ArchiveOutcome(game_id, "missing")
         if is_archived(record):
+            self._store.forget_activity(game_id)
             return ArchiveOutcome(
                 game_id, "already", object_key(game_id, record.fields[ARCHIVED_KEY])
             )
@@ -459,6 +551,8 @@ class Archiver:
         }
         if not self._store.archive_swap(game_id, record.version, fields):
             return ArchiveOutcome(game_id, "moved", key)
+        with contextlib.suppress(Exception):  # else the next sweep finds it archived
+            self._store.forget_activity(game_id)
         if self._snapshots is not None:
             # A cache: the swap dropped Redis's already; another store's may stay behind.
             with contextlib.suppress(Exception):
@@ -491,6 +585,8 @@ class Archiver:
             done = self._store.rehydrate(game_id, game.events, {REHYDRATIONS: json.dumps(history)})
             record = self._store.info(game_id)
             assert record is not None
+            if done:  # in Redis again: due as by its last event, as any game
+                self._renote(record)
         return done, record
 
     def archive_all(self, game_ids: Iterable[str]) -> list[ArchiveOutcome]:

@@ -20,11 +20,12 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from domain.common.errors import FormatError
+from service.application.archive_tier import is_archived
 from service.application.game_service import GameService
 from service.application.repository import LoadedGame
 from service.application.ssrf import CheckedUrl, UrlRefused, check_url
 from service.application.tokens import Credentials, hash_token
-from service.errors import ServiceError
+from service.errors import GameArchived, ServiceError
 from service.events import SERVICE_EVENTS, SERVICE_KIND
 from service.store.port import ADMIN_OWNER, Subscription, WebhookStore
 
@@ -109,6 +110,8 @@ class Webhooks:
         (none: every type) as ``seat`` sees them (None: a spectator; a seat token's is its
         own seat's view whatever it asks, and it may name no other)."""
         game = self.games.repository.get(game_id)
+        if is_archived(self.games.store.info(game_id)):  # nothing is appended any more
+            raise GameArchived(game_id)
         if seat is not None and seat >= len(game.info.seat_names):
             raise FormatError(f"the game has no seat {seat}", "seat")
         if not who.admin:

@@ -114,6 +114,8 @@ class InMemoryEventStore(EventStore):
         # (kind, status) filter (None = any) -> index members
         self._indexes: dict[tuple[str | None, str | None], set[str]] = {}
         self._creations: dict[str, tuple[dict[str, str], float]] = {}
+        self._activity: dict[bool, dict[str, int]] = {True: {}, False: {}}  # over? -> id -> ms
+        self._migrated = False
         self._changed = threading.Condition()
         self._monotonic = monotonic
 
@@ -266,6 +268,26 @@ class InMemoryEventStore(EventStore):
         page = newest_first[:limit]
         next_cursor = page[-1] if len(page) == limit else None
         return [parse_member(m) for m in page], next_cursor
+
+    def note_activity(self, game_id: str, at_ms: int, *, over: bool) -> None:
+        with self._changed:
+            self._activity[not over].pop(game_id, None)
+            self._activity[over][game_id] = at_ms
+
+    def forget_activity(self, game_id: str) -> None:
+        with self._changed:
+            for noted in self._activity.values():
+                noted.pop(game_id, None)
+
+    def due_by_activity(self, *, over: bool, until_ms: int, limit: int) -> list[str] | None:
+        with self._changed:
+            found = sorted((ms, g) for g, ms in self._activity[over].items() if ms <= until_ms)
+        return [game_id for _, game_id in found[:limit]]
+
+    def activity_migrated(self, mark: bool = False) -> bool:
+        with self._changed:
+            self._migrated = self._migrated or mark
+            return self._migrated
 
     def archive_swap(self, game_id: str, version: int, fields: Mapping[str, str]) -> bool:
         check_game_id(game_id)

@@ -62,6 +62,7 @@ def check_append(
 ARCHIVED_KEY = "archived"
 ARCHIVED_VERSION = "archived_version"
 ARCHIVED_AT = "archived_at"
+ARCHIVED_WEBHOOKS = "archived_webhooks"  # webhook subscriptions dropped at archiving
 ARCHIVED_FIELDS = (ARCHIVED_KEY, ARCHIVED_VERSION, ARCHIVED_AT)
 
 # "open": created with open seats, not all claimed yet (no command is accepted before).
@@ -246,6 +247,29 @@ class EventStore(ABC):
     def reserve_creation(self, key: str, record: Mapping[str, str], ttl_s: int) -> dict[str, str]:
         """Keep ``record`` under the creation idempotency ``key`` for ``ttl_s`` unless a
         record is there already; return the record that is there now (first one wins)."""
+
+    # The archive tier's due index: every game by the time of its last event, in one
+    # sorted set for finished games and one for the others, so that a sweep reads the
+    # games due (``Archiver.due``) in O(log n + due) instead of scanning every game. An
+    # adapter without it answers None from ``due_by_activity`` (the sweep then scans).
+
+    def note_activity(self, game_id: str, at_ms: int, *, over: bool) -> None:
+        """Note that ``game_id`` had its last event at ``at_ms`` (finished or not)."""
+        return None
+
+    def forget_activity(self, game_id: str) -> None:
+        """Take ``game_id`` off the due index (it was archived, or is gone)."""
+        return None
+
+    def due_by_activity(self, *, over: bool, until_ms: int, limit: int) -> list[str] | None:
+        """Up to ``limit`` games (finished or not) whose last event is at or before
+        ``until_ms``, oldest first; None if this adapter keeps no due index."""
+        return None
+
+    def activity_migrated(self, mark: bool = False) -> bool:
+        """Whether the games stored before the due index existed were noted in it (the
+        one-time scan); ``mark``: note that they now are."""
+        return True
 
     @abstractmethod
     def archive_swap(self, game_id: str, version: int, fields: Mapping[str, str]) -> bool:

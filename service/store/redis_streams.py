@@ -47,6 +47,7 @@ from service.errors import ConcurrencyError, GameArchived, IdempotencyConflict, 
 from service.store.port import (
     ARCHIVED_FIELDS,
     ARCHIVED_VERSION,
+    ARCHIVED_WEBHOOKS,
     AppendResult,
     EventStore,
     GameRecord,
@@ -247,6 +248,14 @@ class RedisKeys:
     @property
     def index(self) -> str:
         return f"{self.prefix}:games"
+
+    def activity(self, over: bool) -> str:
+        """The due index of the archive tier: game ids by their last event's time (ms)."""
+        return f"{self.prefix}:archive:due:{'over' if over else 'live'}"
+
+    @property
+    def activity_migrated(self) -> str:
+        return f"{self.prefix}:archive:due:migrated"
 
     def filtered_index(self, kind: str | None, status: str | None) -> str:
         """``P:games`` (every game), ``P:games:kind:<k>``, ``P:games:status:<s>``,
@@ -516,6 +525,36 @@ class RedisEventStore(EventStore):
         found: dict[str, str] = _loads(_s(stored))
         return found
 
+    def note_activity(self, game_id: str, at_ms: int, *, over: bool) -> None:
+        check_game_id(game_id)
+        with _guard():
+            pipe = self.client.pipeline(transaction=False)
+            pipe.zrem(self.keys.activity(not over), game_id)
+            pipe.zadd(self.keys.activity(over), {game_id: at_ms})
+            pipe.execute()
+
+    def forget_activity(self, game_id: str) -> None:
+        check_game_id(game_id)
+        with _guard():
+            pipe = self.client.pipeline(transaction=False)
+            for over in (True, False):
+                pipe.zrem(self.keys.activity(over), game_id)
+            pipe.execute()
+
+    def due_by_activity(self, *, over: bool, until_ms: int, limit: int) -> list[str] | None:
+        with _guard():
+            found = self.client.zrangebyscore(
+                self.keys.activity(over), "-inf", until_ms, start=0, num=limit
+            )
+        return [_s(game_id) for game_id in found]
+
+    def activity_migrated(self, mark: bool = False) -> bool:
+        with _guard():
+            if mark:
+                self.client.set(self.keys.activity_migrated, "1")
+                return True
+            return bool(self.client.exists(self.keys.activity_migrated))
+
     def archive_swap(self, game_id: str, version: int, fields: Mapping[str, str]) -> bool:
         check_game_id(game_id)
         keys = [self.keys.events(game_id), self.keys.info(game_id), self.keys.snapshots(game_id)]
@@ -532,6 +571,16 @@ class RedisEventStore(EventStore):
             stale = list(self.client.scan_iter(match=pattern, count=500))
             if stale:
                 self.client.unlink(*stale)
+            # Its webhook subscriptions (``docs/webhooks.md``: an archived game keeps none;
+            # nothing is appended to it any more, and a rehydration does not bring them
+            # back): their number stays in its info, ``ARCHIVED_WEBHOOKS``.
+            subscriptions = self.client.scard(self.keys.hooks(game_id))
+            pattern = f"{self.keys.prefix}:{{{game_id}}}:hook*"
+            hooks = list(self.client.scan_iter(match=pattern, count=500))
+            if hooks:
+                self.client.unlink(*hooks)
+            if subscriptions:
+                self.client.hset(self.keys.info(game_id), ARCHIVED_WEBHOOKS, subscriptions)
         return True
 
     def rehydrate(

@@ -17,7 +17,9 @@ import requests
 from domain.games import all_games
 from service.application import record
 from service.application.game_service import GameService
+from service.store.port import Subscription
 from service.store.redis_streams import RedisEventStore, RedisSnapshotStore
+from service.store.redis_webhooks import RedisWebhookStore
 from tests.service.api.conftest import ADMIN_TOKEN, LiveServer, start_live_server
 from tests.service.archive_games import play
 
@@ -153,3 +155,52 @@ def test_an_archived_game_refuses_writes_until_the_admin_rehydrates_it(
     assert again.status_code == 200, again.text
     metrics = requests.get(f"{url}/metrics", timeout=10).text
     assert "tigris_archive_games" in metrics and "tigris_redis_used_memory_bytes" in metrics
+
+
+def test_archiving_drops_a_games_webhook_subscriptions_for_good(
+    server: LiveServer, redis_url: str
+) -> None:
+    """Given a game with two webhook subscriptions, when it is archived, then they are gone
+    (listed by none, their keys removed, their number kept in its info), subscribing to it
+    is 409 ``game-archived``, and rehydrating it does not bring them back."""
+    client = redis.Redis.from_url(redis_url, decode_responses=True)
+    hooks = RedisWebhookStore(client, prefix=PREFIX)
+    game_id, _ = http_game(server.url, "board", 7, 2)
+    for n in range(2):
+        hooks.create(
+            Subscription(
+                sub_id=uuid.uuid4().hex,
+                game_id=game_id,
+                url=f"https://example.org/hook/{n}",
+                events=(),
+                seat=None,
+                secret="whsec_" + uuid.uuid4().hex,
+                status="active",
+                failures=0,
+                cursor=0,
+                created_at="2026-01-01T00:00:00+00:00",
+                owner="admin",
+            ),
+            per_game=20,
+            per_owner=5,
+        )
+    listed = requests.get(f"{server.url}/games/{game_id}/webhooks", headers=ADMIN, timeout=10)
+    assert len(listed.json()["items"]) == 2
+    moved = requests.post(f"{server.url}/ops/games/{game_id}/archive", headers=ADMIN, timeout=60)
+    assert moved.json()["outcome"] == "archived", moved.text
+
+    listed = requests.get(f"{server.url}/games/{game_id}/webhooks", headers=ADMIN, timeout=10)
+    assert listed.status_code == 200 and listed.json()["items"] == []
+    assert list(client.scan_iter(match=f"{PREFIX}:{{{game_id}}}:hook*")) == []
+    assert client.hget(f"{PREFIX}:{{{game_id}}}:info", "archived_webhooks") == "2"
+    again = requests.post(
+        f"{server.url}/games/{game_id}/webhooks",
+        json={"url": "https://example.org/hook/again", "events": []},
+        headers=ADMIN,
+        timeout=10,
+    )
+    assert again.status_code == 409 and again.json()["type"].endswith("/game-archived")
+    back = requests.post(f"{server.url}/ops/games/{game_id}/rehydrate", headers=ADMIN, timeout=60)
+    assert back.json()["outcome"] == "rehydrated"
+    listed = requests.get(f"{server.url}/games/{game_id}/webhooks", headers=ADMIN, timeout=10)
+    assert listed.json()["items"] == []
