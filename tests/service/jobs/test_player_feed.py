@@ -15,6 +15,7 @@ import redis
 from flask.testing import FlaskClient
 
 from service.api.shapes import SCHEMAS
+from service.application.game_service import GameService
 from tests.service.api.conftest import auth
 from tests.service.jobs.conftest import Jobs
 from tests.service.jobs.receiver import Receiver
@@ -284,3 +285,35 @@ def test_a_feed_keeps_its_newest_entries_up_to_its_bound(
     assert page["last_id"] > 10
     assert [e["id"] for e in page["items"]] == list(range(page["last_id"] - 9, page["last_id"] + 1))
     assert page["oldest_id"] == page["last_id"] - 9
+
+
+def test_an_invitation_reaches_the_invited_players_feed_once(
+    client: FlaskClient, games: GameService
+) -> None:
+    # given Bob, and a game of Ann's with a seat reserved for him
+    ann = make_player(client, "Ann")
+    bob = make_player(client, "Bob")
+    seat = {"type": "player", "player": ann["player_id"]}
+    game_id, _ = create_game(client, "cards", [seat, {"type": "open"}], ann["key"])
+    # when the invitations' code tells the feed, twice (a retry)
+    told = [
+        games.feeds.invitation_received(
+            bob["player_id"],
+            game_id=game_id,
+            kind="cards",
+            version=1,
+            seat=1,
+            invited_by=ann["player_id"],
+            at="2026-11-27T21:00:00+00:00",
+            invitation={"code": "c0de"},
+        )
+        for _ in range(2)
+    ]
+    # then Bob's feed holds it once, and Ann's nothing of it
+    assert told == [1, None]
+    entries = feed(client, bob["key"])["items"]
+    assert [(e["type"], e["game_id"], e["seat"]) for e in entries] == [
+        ("invitation_received", game_id, 1)
+    ]
+    assert entries[0]["invitation"] == {"code": "c0de"} and set(entries[0]) <= ENTRY_KEYS
+    assert all(e["type"] != "invitation_received" for e in feed(client, ann["key"])["items"])
