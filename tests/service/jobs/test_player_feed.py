@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import random
+import uuid
 from typing import Any
 
 import pytest
@@ -317,3 +318,20 @@ def test_an_invitation_reaches_the_invited_players_feed_once(
     ]
     assert entries[0]["invitation"] == {"code": "c0de"} and set(entries[0]) <= ENTRY_KEYS
     assert all(e["type"] != "invitation_received" for e in feed(client, ann["key"])["items"])
+
+
+def test_the_sweep_projects_what_a_lost_projection_job_left(
+    client: FlaskClient, jobs: Jobs
+) -> None:
+    # given a game of Ann's whose projection jobs were lost (the queue emptied)
+    ann = make_player(client, "Ann")
+    seat = {"type": "player", "player": ann["player_id"]}
+    create_game(client, "cards", [seat, "Bob"], ann["key"])
+    jobs.queue.empty()
+    assert feed(client, ann["key"])["items"] == []
+    # when the sweep runs
+    jobs.queue.enqueue("service.jobs.tasks.sweep", job_id=f"sweep-{uuid.uuid4().hex}")
+    jobs.run()
+    # then her feed has the game's start
+    types = [e["type"] for e in feed(client, ann["key"])["items"]]
+    assert types[:1] == ["game_started"]
