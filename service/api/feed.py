@@ -26,7 +26,7 @@ from service.api.context import caller_for, services
 from service.api.declare import body, ok, operation, query, ref
 from service.api.http import json_response, load_body, load_query
 from service.api.players import _player
-from service.api.problems import ApiProblem, bad_request, conflict, not_found
+from service.api.problems import ApiProblem, bad_request, conflict, not_found, unauthorized
 from service.api.schemas import FeedQuerySchema, FeedStreamQuerySchema, PlayerWebhookCreateSchema
 from service.api.streams import stream_gate
 from service.api.webhooks import subscription_json
@@ -91,8 +91,11 @@ def list_my_feed() -> Response:
         "default). Entries are derived from the games' events after each write; an entry "
         "never tells more than the player's seats may see. A comment line "
         "(`: keep-alive`) follows every heartbeat interval without an entry; the stream "
-        "closes after `wait` seconds without one. Open streams are limited per server "
-        "process, per client address and per player (429), and in all (503)."
+        "closes after `wait` seconds without one. The caller is the player of an "
+        "`Authorization` header, or the holder of a feed ticket (`ticket`, from `POST "
+        "/players/me/feed/tickets`) for clients such as a browser's `EventSource` that "
+        "cannot send headers; not both. Open streams are limited per server process, per "
+        "client address and per player (429), and in all (503)."
     ),
     parameters=[
         {
@@ -106,8 +109,16 @@ def list_my_feed() -> Response:
     problems=["BadRequest", "Unauthorized", "TooManyStreams", "StreamsUnavailable"],
 )
 def stream_my_feed() -> Response:
-    record = _player(caller_for(None))
     params = load_query(FeedStreamQuerySchema())
+    if params["ticket"] is None:
+        player_id = _player(caller_for(None)).player_id
+    elif "Authorization" in request.headers:
+        raise bad_request("send a feed ticket or an Authorization header, not both", "ticket")
+    else:
+        found_player = services().credentials.feed_ticket_player(params["ticket"])
+        if found_player is None:
+            raise unauthorized("unknown or expired feed ticket")
+        player_id = found_player
     after = params["after"]
     last_event_id = request.headers.get("Last-Event-ID")
     if last_event_id is not None:
@@ -116,11 +127,11 @@ def stream_my_feed() -> Response:
         after = int(last_event_id)
     found = services()
     gate = stream_gate()
-    release = gate.enter(request.remote_addr or "", f"player:{record.player_id}")
+    release = gate.enter(request.remote_addr or "", f"player:{player_id}")
     try:
         stream = _stream(
             found.games.feeds,
-            record.player_id,
+            player_id,
             after=after or 0,
             wait_s=params["wait"],
             heartbeat_s=found.settings.sse_heartbeat_s,
@@ -172,6 +183,41 @@ def _stream(
         log.warning("feed stream of player %s ended: store unavailable (%s)", player_id, exc)
     finally:
         release()
+
+
+@blueprint.post("/players/me/feed/tickets")
+@operation(
+    "createFeedTicket",
+    tags=["players"],
+    summary="A short-lived ticket to open the calling player's feed stream.",
+    description=(
+        "For clients that cannot send an `Authorization` header on a stream (a browser's "
+        "`EventSource`): the player's key goes in the header here, and the returned ticket "
+        "in the stream's URL (`?ticket=`), so the key never appears in a URL or a log. A "
+        "ticket is random, valid for this player's feed only and for `expires_in` seconds "
+        "(as a game's stream tickets, 60 by default), for any number of openings in that "
+        "time; only its hash is stored."
+    ),
+    responses={
+        201: ok(
+            "A new ticket.",
+            "StreamTicket",
+            headers={"Cache-Control": {"schema": {"type": "string", "const": "no-store"}}},
+        )
+    },
+    problems=_PROBLEMS,
+)
+def create_feed_ticket() -> Response:
+    record = _player(caller_for(None))
+    found = services()
+    ttl = found.settings.stream_ticket_ttl_s
+    ticket = found.credentials.issue_feed_ticket(record.player_id, ttl)
+    response = json_response(
+        {"ticket": ticket, "expires_in": ttl, "stream": f"/players/me/feed?ticket={ticket}"},
+        201,
+    )
+    response.headers["Cache-Control"] = "no-store"
+    return response
 
 
 # --------------------------------------------------------------------- a player's webhooks

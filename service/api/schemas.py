@@ -453,6 +453,16 @@ class FeedStreamQuerySchema(Schema):
         unknown = RAISE
 
     after = QueryInteger(validate=validate.Range(min=0, max=MAX_VERSION), load_default=None)
+    # A feed ticket (``POST /players/me/feed/tickets``) in place of an Authorization header.
+    ticket = fields.String(
+        validate=validate.Regexp(r"^ft_[0-9a-f]{32}_[A-Za-z0-9_-]{43}\Z"),
+        load_default=None,
+        metadata={
+            "pattern": "^ft_[0-9a-f]{32}_[A-Za-z0-9_-]{43}$",
+            "description": "A feed ticket, for clients that cannot send an `Authorization` "
+            "header (a browser's `EventSource`); not with one.",
+        },
+    )
     wait = QueryNumber(
         validate=validate.Range(min=0, max=600),
         load_default=300.0,

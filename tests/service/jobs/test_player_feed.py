@@ -8,16 +8,19 @@ from __future__ import annotations
 
 import json
 import random
+import threading
 import uuid
+from pathlib import Path
 from typing import Any
 
 import pytest
 import redis
+import requests
 from flask.testing import FlaskClient
 
 from service.api.shapes import SCHEMAS
 from service.application.game_service import GameService
-from tests.service.api.conftest import auth
+from tests.service.api.conftest import auth, start_live_server
 from tests.service.jobs.conftest import Jobs
 from tests.service.jobs.receiver import Receiver
 
@@ -327,7 +330,7 @@ def test_the_sweep_projects_what_a_lost_projection_job_left(
     ann = make_player(client, "Ann")
     seat = {"type": "player", "player": ann["player_id"]}
     create_game(client, "cards", [seat, "Bob"], ann["key"])
-    jobs.queue.empty()
+    jobs.queue.empty()  # type: ignore[no-untyped-call]
     assert feed(client, ann["key"])["items"] == []
     # when the sweep runs
     jobs.queue.enqueue("service.jobs.tasks.sweep", job_id=f"sweep-{uuid.uuid4().hex}")
@@ -335,3 +338,79 @@ def test_the_sweep_projects_what_a_lost_projection_job_left(
     # then her feed has the game's start
     types = [e["type"] for e in feed(client, ann["key"])["items"]]
     assert types[:1] == ["game_started"]
+
+
+def test_the_feed_streams_live_over_http_to_a_ticket_holder_and_resumes(
+    redis_url: str, key_prefix: str, jobs: Jobs, tmp_path: Path
+) -> None:
+    """The real service (gunicorn, gevent workers) on this test's keys and queue, its jobs
+    run by this test's worker."""
+    with start_live_server(redis_url, tmp_path, {"TIGRIS_KEY_PREFIX": key_prefix}) as server:
+        http = requests.Session()
+
+        def call(method: str, path: str, key: str | None = None, **more: Any) -> Any:
+            headers = {**auth(key), **more.pop("headers", {})}
+            return http.request(method, server.url + path, headers=headers, timeout=10, **more)
+
+        # given Ann in a card game, her turn come, and her feed's stream opened with a ticket
+        rng = random.Random(1)
+        ann = call("POST", "/players", json={"name": "Ann"}).json()
+        key = ann["key"]
+        seat = {"type": "player", "player": ann["player_id"]}
+        created = call("POST", "/games", key, json={"kind": "cards", "seats": [seat, "Bob"]})
+        assert created.status_code == 201, created.text
+        game_id = created.json()["game"]["game_id"]
+        keys = {0: key, 1: created.json()["seats"][1]["token"]}
+        for _ in range(60):
+            awaited = call("GET", f"/games/{game_id}/pending").json()["awaited"]
+            if 0 in awaited:
+                break
+            legal = call("GET", f"/games/{game_id}/legal-commands", keys[1]).json()["commands"]
+            moved = call(
+                "POST",
+                f"/games/{game_id}/commands",
+                keys[1],
+                json=rng.choice(legal),
+                headers={"If-Match": "*"},
+            )
+            assert moved.status_code == 200, moved.text
+        ticket = call("POST", "/players/me/feed/tickets", key)
+        assert ticket.status_code == 201 and ticket.headers["Cache-Control"] == "no-store"
+        received: list[Any] = []
+        opened, two = threading.Event(), threading.Event()
+
+        def listen() -> None:
+            url = server.url + ticket.json()["stream"] + "&wait=30"
+            with requests.get(url, stream=True, timeout=40) as stream:
+                assert stream.status_code == 200
+                for line in stream.iter_lines(chunk_size=1, decode_unicode=True):
+                    assert isinstance(line, str)
+                    opened.set()  # its first line (``retry:``): the stream is open
+                    if line.startswith("data: "):
+                        received.append(json.loads(line[len("data: ") :]))
+                        if len(received) == 2:
+                            two.set()
+                            return
+
+        listener = threading.Thread(target=listen, daemon=True)
+        listener.start()
+        assert opened.wait(20)
+        assert call("GET", "/players/me/feed/entries", key).json()["items"] == []
+        # when the worker then projects the game's versions
+        jobs.run()
+        # then the open stream gets the game's start and Ann's turn, as the pages show them
+        assert two.wait(40), received
+        listener.join(10)
+        page = call("GET", "/players/me/feed/entries", key).json()
+        assert [e["type"] for e in received] == ["game_started", "your_turn"]
+        assert received == page["items"]
+        # and a client resuming after the first entry gets the second only
+        resumed = call("GET", "/players/me/feed?wait=0", key, headers={"Last-Event-ID": "1"})
+        assert [
+            json.loads(line[6:]) for line in resumed.text.splitlines() if line.startswith("data: ")
+        ] == page["items"][1:]
+        # and a ticket goes alone, and must be one
+        both = call("GET", "/players/me/feed?wait=0&" + ticket.json()["stream"].split("?")[1], key)
+        assert both.status_code == 400 and both.json()["field"] == "ticket"
+        forged = "ft_" + ann["player_id"] + "_" + "A" * 43
+        assert call("GET", f"/players/me/feed?wait=0&ticket={forged}").status_code == 401
