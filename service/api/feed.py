@@ -236,7 +236,9 @@ def _webhooks() -> PlayerWebhooks:
         per_token=settings.webhooks_per_token,
         allow_private=settings.webhook_allow_private,
     )
-    return PlayerWebhooks(services().games.feeds, found.player_hooks, limits)
+    return PlayerWebhooks(
+        services().games.feeds, found.player_hooks, limits, on_enabled=found.player_enabled
+    )
 
 
 def _private(answer: Any, status: int = 200) -> Response:
@@ -311,6 +313,49 @@ def list_my_webhooks() -> Response:
     record = _player(caller_for(None))
     subs = _webhooks().visible(record.player_id)
     return _private({"items": [subscription_json(sub) for sub in subs]})
+
+
+@blueprint.get("/players/me/webhooks/<rid:webhook_id>")
+@operation(
+    "getMyWebhook",
+    tags=["players"],
+    summary="One of the calling player's webhooks and its state (never its secret).",
+    responses={
+        200: ok("The subscription.", "Webhook", headers={"Cache-Control": "PrivateNoStore"})
+    },
+    problems=[*_PROBLEMS, "NotFound"],
+)
+def get_my_webhook(webhook_id: str) -> Response:
+    record = _player(caller_for(None))
+    try:
+        sub = _webhooks().get(record.player_id, webhook_id)
+    except WebhookNotFound as exc:
+        raise not_found(str(exc)) from None
+    return _private(subscription_json(sub))
+
+
+@blueprint.post("/players/me/webhooks/<rid:webhook_id>/enable")
+@operation(
+    "enableMyWebhook",
+    tags=["players"],
+    summary="Re-enable one of the player's disabled webhooks (after a 410 or failures).",
+    description=(
+        "Active again, its failures forgotten; deliveries resume after `delivered_version` "
+        "(the last entry delivered), the batch that failed first (under the same "
+        "`webhook-id`). Enabling an active one changes nothing."
+    ),
+    responses={
+        200: ok("The subscription, active.", "Webhook", headers={"Cache-Control": "PrivateNoStore"})
+    },
+    problems=[*_PROBLEMS, "NotFound"],
+)
+def enable_my_webhook(webhook_id: str) -> Response:
+    record = _player(caller_for(None))
+    try:
+        sub = _webhooks().enable(record.player_id, webhook_id)
+    except WebhookNotFound as exc:
+        raise not_found(str(exc)) from None
+    return _private(subscription_json(sub))
 
 
 @blueprint.delete("/players/me/webhooks/<rid:webhook_id>")

@@ -183,10 +183,18 @@ class PlayerWebhooks:
     cursor is the number of the last feed entry delivered, and it starts at the feed's
     last entry: entries from now on."""
 
-    def __init__(self, feeds: PlayerFeeds, hooks: WebhookStore, limits: WebhookLimits) -> None:
+    def __init__(
+        self,
+        feeds: PlayerFeeds,
+        hooks: WebhookStore,
+        limits: WebhookLimits,
+        *,
+        on_enabled: Callable[[str], object] = lambda player_id: None,
+    ) -> None:
         self.feeds = feeds
         self.hooks = hooks
         self.limits = limits
+        self._on_enabled = on_enabled
 
     def subscribe(self, player_id: str, url: str, events: Sequence[str]) -> Subscription:
         for i, name in enumerate(events):
@@ -218,11 +226,23 @@ class PlayerWebhooks:
         subs = self.hooks.of_game(player_id)
         return sorted(subs, key=lambda sub: (sub.created_at, sub.sub_id))
 
+    def get(self, player_id: str, sub_id: str) -> Subscription:
+        sub = self.hooks.get(player_id, sub_id)
+        if sub is None:
+            raise WebhookNotFound(f"no webhook {sub_id} of yours")
+        return sub
+
     def delete(self, player_id: str, sub_id: str) -> None:
         if not self.hooks.delete(player_id, sub_id):
             raise WebhookNotFound(f"no webhook {sub_id} of yours")
 
-    def deliveries(self, player_id: str, sub_id: str) -> list[dict[str, object]]:
-        if self.hooks.get(player_id, sub_id) is None:
+    def enable(self, player_id: str, sub_id: str) -> Subscription:
+        """Active again (after a 410 Gone or too many failures): deliveries resume after
+        the last entry delivered, the batch under way first (the same ``webhook-id``)."""
+        if not self.hooks.enable(self.get(player_id, sub_id)):
             raise WebhookNotFound(f"no webhook {sub_id} of yours")
-        return self.hooks.deliveries(player_id, sub_id)
+        self._on_enabled(player_id)
+        return self.get(player_id, sub_id)
+
+    def deliveries(self, player_id: str, sub_id: str) -> list[dict[str, object]]:
+        return self.hooks.deliveries(player_id, self.get(player_id, sub_id).sub_id)

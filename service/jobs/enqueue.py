@@ -166,12 +166,18 @@ def enqueue_projection(queue: Queue, settings: JobSettings, game: LoadedGame) ->
     return job is not None
 
 
-def enqueue_player_deliveries(
-    queue: Queue, settings: JobSettings, hooks: WebhookStore, player_id: str, last: int
+def enqueue_player_deliveries(  # noqa: PLR0917
+    queue: Queue,
+    settings: JobSettings,
+    hooks: WebhookStore,
+    player_id: str,
+    last: int,
+    again: str = "",
 ) -> int:
     """Enqueue a delivery for every active webhook of ``player_id`` (``hooks``: the
     players' webhook store) that is behind ``last``, the feed's last entry number, and
-    not waiting for a scheduled retry."""
+    not waiting for a scheduled retry. ``again``: a mark that tells this enqueueing from
+    an earlier one at the same point (a webhook enabled again)."""
     enqueued = 0
     for sub in hooks.of_game(player_id):
         if sub.status == "active" and sub.cursor < last and due(sub):
@@ -179,7 +185,7 @@ def enqueue_player_deliveries(
                 queue,
                 settings,
                 DELIVER_PLAYER_WEBHOOK,
-                f"phook-{sub.sub_id}-{sub.cursor}-{last}",
+                f"phook-{sub.sub_id}-{sub.cursor}-{last}{again}",
                 player_id,
                 sub.sub_id,
                 timeout_s=delivery_timeout_s(settings),

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import uuid
 
 import redis
 from redis.exceptions import RedisClusterException
@@ -88,10 +89,19 @@ class JobTriggers:
     def feed_written(self, player_id: str) -> None:
         """Enqueue the deliveries of ``player_id``'s webhooks after new entries in its
         feed (the next entry written enqueues them again, should this fail)."""
+        self._player_deliveries(player_id)
+
+    def player_enabled(self, player_id: str) -> None:
+        """Enqueue the deliveries of ``player_id``'s webhooks after one was enabled again
+        (its earlier job at the same point has run: a job id of its own)."""
+        self._player_deliveries(player_id, f"-enabled-{uuid.uuid4().hex}")
+
+    def _player_deliveries(self, player_id: str, again: str = "") -> None:
         if self.player_hooks is None:
             return
         try:
             _, last = self.games.feeds.store.bounds(player_id)
-            enqueue_player_deliveries(self.queue, self.settings, self.player_hooks, player_id, last)
+            hooks = self.player_hooks
+            enqueue_player_deliveries(self.queue, self.settings, hooks, player_id, last, again)
         except (redis.RedisError, RedisClusterException, OSError) as exc:
             log.warning("webhooks of player %s not enqueued: %s", player_id, exc)

@@ -414,3 +414,40 @@ def test_the_feed_streams_live_over_http_to_a_ticket_holder_and_resumes(
         assert both.status_code == 400 and both.json()["field"] == "ticket"
         forged = "ft_" + ann["player_id"] + "_" + "A" * 43
         assert call("GET", f"/players/me/feed?wait=0&ticket={forged}").status_code == 401
+
+
+@pytest.mark.usefixtures("loopback_allowed")
+def test_a_gone_receiver_disables_a_player_webhook_until_it_is_enabled_again(
+    client: FlaskClient, jobs: Jobs, receiver: Receiver
+) -> None:
+    # given Ann's webhook to a receiver that answers 410 Gone
+    ann = make_player(client, "Ann")
+    key = ann["key"]
+    made = client.post("/players/me/webhooks", json={"url": receiver.url("/g")}, headers=auth(key))
+    assert made.status_code == 201
+    receiver.secrets["/g"] = made.get_json()["secret"]
+    sub = f"/players/me/webhooks/{made.get_json()['id']}"
+    receiver.statuses["/g"] = 410
+    # when a game of hers starts and the workers run
+    seat = {"type": "player", "player": ann["player_id"]}
+    create_game(client, "cards", [seat, "Bob"], key)
+    jobs.run()
+    # then the webhook is disabled, nothing delivered, and its log says why
+    state = client.get(sub, headers=auth(key)).get_json()
+    assert state["status"] == "disabled" and state["delivered_version"] == 0
+    log = client.get(f"{sub}/deliveries", headers=auth(key)).get_json()["items"]
+    assert [item["status"] for item in log] == [410]
+    first = receiver.of("/g")[0].headers["webhook-id"]
+    # when the receiver is back and Ann enables it
+    receiver.statuses["/g"] = 204
+    enabled = client.post(f"{sub}/enable", headers=auth(key))
+    assert enabled.status_code == 200 and enabled.get_json()["status"] == "active"
+    jobs.run()
+    # then the same batch arrives under the same id, verified, and the cursor moves on
+    again = receiver.of("/g")[-1]
+    assert again.headers["webhook-id"] == first and again.payload is not None
+    state = client.get(sub, headers=auth(key)).get_json()
+    assert state["delivered_version"] == feed(client, key)["last_id"] > 0
+    other = make_player(client, "Cy")["key"]
+    assert client.get(sub, headers=auth(other)).status_code == 404
+    assert client.post(f"{sub}/enable", headers=auth(other)).status_code == 404
