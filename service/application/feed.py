@@ -30,9 +30,10 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from service.application.mapper import StoredEvent
+from domain.common.protocol import GameRules
+from service.application.mapper import GameInfo, StoredEvent
 from service.application.queries import GameQueries
-from service.application.repository import GameRepository, LoadedGame
+from service.application.repository import GameRepository
 from service.events import GameReverted, SeatClaimed, UndoRequested
 from service.store.port import FeedEntry, PlayerFeedStore
 
@@ -69,24 +70,24 @@ def _by_player(players: Mapping[int, str], seats: Sequence[int]) -> dict[str, li
 
 
 def derive(
-    game: LoadedGame,
+    info: GameInfo,
+    rules: GameRules[Any, Any, Any],
     events: Sequence[StoredEvent],
     states: Mapping[int, Any],
     *,
     following: object | None = None,
 ) -> list[Derived]:
-    """The entries of the versions of ``events`` (consecutive, oldest first) of ``game``
-    (loaded at or after the last of them). ``states``: the state after each of those
-    versions and after the one before the first (absent: before the game's start
-    position); ``following``: the event after the last of ``events``, if there is one."""
-    info = game.info
+    """The entries of the versions of ``events`` (consecutive, oldest first) of the game of
+    ``info`` (read at or after the last of them; ``rules``: its kind's). ``states``: the
+    state after each of those versions and after the one before the first (absent: before
+    the game's start position); ``following``: the event after the last of ``events``, if
+    there is one."""
     players = info.players
-    rules = game.rules
     if not players or not events:
         return []
     by_version = {event.version: event.event for event in events}
     last = events[-1].version
-    current = game.version
+    current = info.version
 
     def waiting(version: int) -> bool:  # a seat is still to be claimed after ``version``
         if version < last:
@@ -102,14 +103,14 @@ def derive(
         for player_id, seats in owners.items():
             entry: dict[str, Any] = {
                 "type": kind,
-                "game_id": game.game_id,
-                "kind": game.kind,
+                "game_id": info.game_id,
+                "kind": info.kind,
                 "version": version,
                 "at": at,
             }
             entry |= {"seat": seat} if seat is not None else {"seats": seats}
             entry |= fields
-            found.append(Derived(player_id, entry_key(game.game_id, version, kind, seat), entry))
+            found.append(Derived(player_id, entry_key(info.game_id, version, kind, seat), entry))
 
     for event in events:
         version = event.version
@@ -168,29 +169,33 @@ class PlayerFeeds:
     def project(self, game_id: str) -> dict[str, list[int]]:
         """Write the entries of ``game_id``'s versions after its projection cursor to the
         feeds of its players, then move the cursor; returns the entry numbers written, by
-        player. Safe to run again or twice at once (an entry is written once)."""
-        game = self._repository.get(game_id)
+        player. Safe to run again or twice at once (an entry is written once). Costs one
+        read of the game's info, of its new events and one time-travel load (the state
+        before them), then a fold through them."""
+        info = self._queries.game_info(game_id)
         done = self.store.projected(game_id)
         written: dict[str, list[int]] = {}
-        if not game.info.players:
-            self.store.project_to(game_id, game.version)
+        if not info.players:
+            self.store.project_to(game_id, info.version)
             return written
-        while done < game.version:
-            events = self._queries.events(game_id, done, PROJECTION_BATCH, game=game)
+        rules = self._repository.rules(info.kind)
+        state: Any = None
+        while done < info.version:
+            limit = min(PROJECTION_BATCH, info.version - done) + 1  # and the one after
+            read = self._queries.events(game_id, done, limit)
+            events = [e for e in read if e.version <= info.version][:PROJECTION_BATCH]
             if not events:
                 break
             last = events[-1].version
-            following = None
-            if last < game.version:
-                following = self._queries.events(game_id, last, 1, game=game)[0].event
-            versions = {e.version for e in events if e.version >= game.info.start_version}
-            states: dict[int, Any] = {}
-            if versions:
-                first = min(versions)
-                if first - 1 >= max(1, game.info.start_version):
-                    states[first - 1] = self._repository.get_at(game_id, first - 1).state
-                states |= self._queries.states_after(game, events, versions)
-            for player_id, seqs in self._write(derive(game, events, states, following=following)):
+            following = read[len(events)].event if len(read) > len(events) else None
+            if state is None and done >= 1:
+                state = self._repository.get_at(game_id, done).state
+            states: dict[int, Any] = {done: state} if state is not None else {}
+            for event in events:
+                state = self._repository.fold_onto(game_id, rules, state, [event])
+                states[event.version] = state
+            derived = derive(info, rules, events, states, following=following)
+            for player_id, seqs in self._write(derived):
                 written.setdefault(player_id, []).extend(seqs)
             self.store.project_to(game_id, last)
             done = last

@@ -135,7 +135,7 @@ def test_one_player_key_learns_every_turn_of_two_games_of_both_kinds_through_one
         after = page["next_after"]
         turns = [e for e in page["items"] if e["type"] == "your_turn"]
         # then each round tells her of exactly one new turn in each game, at its version
-        assert sorted(e["game_id"] for e in turns) == sorted(games)
+        assert sorted(e["game_id"] for e in turns) == sorted(games), turns
         for entry in turns:
             game_id = entry["game_id"]
             seats, version = awaited(client, game_id)
