@@ -75,26 +75,40 @@ def derive(
     events: Sequence[StoredEvent],
     states: Mapping[int, Any],
     *,
-    following: object | None = None,
+    following: StoredEvent | None = None,
 ) -> list[Derived]:
     """The entries of the versions of ``events`` (consecutive, oldest first) of the game of
     ``info`` (read at or after the last of them; ``rules``: its kind's). ``states``: the
     state after each of those versions and after the one before the first (absent: before
-    the game's start position); ``following``: the event after the last of ``events``, if
-    there is one."""
+    the game's start position; that one ends an append); ``following``: the event after the
+    last of ``events``, if there is one.
+
+    Whose turn it is is read where an append ends (the events of one command share its
+    ``command_id``): a seat awaited there and not where the append before ended gets a
+    ``your_turn``; the states within one command's events (a conflict resolved, cards
+    drawn, a turn begun) await nobody and tell nothing."""
     players = info.players
     if not players or not events:
         return []
-    by_version = {event.version: event.event for event in events}
+    by_version = {event.version: event for event in events}
     last = events[-1].version
     current = info.version
 
+    def after(version: int) -> StoredEvent | None:
+        return by_version.get(version + 1, following if version == last else None)
+
     def waiting(version: int) -> bool:  # a seat is still to be claimed after ``version``
-        if version < last:
-            return isinstance(by_version[version + 1], SeatClaimed)
         if version < current:
-            return isinstance(following, SeatClaimed)
+            nxt = after(version)
+            return nxt is not None and isinstance(nxt.event, SeatClaimed)
         return bool(info.open_seats)
+
+    def ends_append(event: StoredEvent) -> bool:
+        nxt = after(event.version)
+        if nxt is None:
+            return True
+        command = event.metadata.get("command_id")
+        return command is None or command != nxt.metadata.get("command_id")
 
     found: list[Derived] = []
 
@@ -112,23 +126,36 @@ def derive(
             entry |= fields
             found.append(Derived(player_id, entry_key(info.game_id, version, kind, seat), entry))
 
+    first_before = states.get(events[0].version - 1)
+    awaited_before = frozenset() if first_before is None else rules.awaited(first_before)
     for event in events:
         version = event.version
+        state = states.get(version)
+        if state is None:  # before the start position
+            continue
+        ends = ends_append(event)
         if version < info.start_version or waiting(version):
+            if ends:
+                awaited_before = rules.awaited(state)
             continue
         at = str(event.metadata.get("recorded_at", ""))
-        state = states[version]
         before = states.get(version - 1)
         started = version == info.start_version or isinstance(event.event, SeatClaimed)
         if started:
             add(GAME_STARTED, version, at, None)
-        awaited_before = frozenset() if started or before is None else rules.awaited(before)
-        for seat in sorted(rules.awaited(state) - awaited_before):
-            add(YOUR_TURN, version, at, seat)
+        if ends:
+            awaited = rules.awaited(state)
+            for seat in sorted(awaited - (frozenset() if started else awaited_before)):
+                add(YOUR_TURN, version, at, seat)
+            awaited_before = awaited
         request = event.event
         if isinstance(request, UndoRequested):
-            after = by_version.get(version + 1, following if version == last else None)
-            applied_at_once = isinstance(after, GameReverted) and not after.approved_by
+            nxt = after(version)
+            applied_at_once = (
+                nxt is not None
+                and isinstance(nxt.event, GameReverted)
+                and not nxt.event.approved_by
+            )
             if not applied_at_once:
                 for seat in sorted(players):
                     if f"seat:{seat}" != request.requested_by:
@@ -187,7 +214,7 @@ class PlayerFeeds:
             if not events:
                 break
             last = events[-1].version
-            following = read[len(events)].event if len(read) > len(events) else None
+            following = read[len(events)] if len(read) > len(events) else None
             if state is None and done >= 1:
                 state = self._repository.get_at(game_id, done).state
             states: dict[int, Any] = {done: state} if state is not None else {}
