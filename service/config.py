@@ -226,6 +226,13 @@ class StoreSettings(EnvSettings):
         ge=MIN_IDEMPOTENCY_TTL_S,
     )
     key_prefix: str = setting("tigris", "First part of every Redis key.", pattern=PLAIN_NAME)
+    player_feed_length: int = setting(
+        1000,
+        "Entries a player's feed keeps (``GET /players/me/feed``): the newest ones; an "
+        "older one is dropped as a new one comes.",
+        ge=10,
+        le=1_000_000,
+    )
     wait_replicas: int = setting(
         1,
         "Redis Cluster: replicas that must have an append before it is acknowledged "

@@ -17,7 +17,7 @@ from service.jobs.triggers import JobTriggers
 from service.store.connect import redis_client
 from service.store.port import AuditLog
 from service.store.redis_audit import RedisAuditLog
-from service.store.redis_webhooks import RedisWebhookStore
+from service.store.redis_webhooks import RedisWebhookStore, player_webhook_store
 
 EXTENSION = "tigris.jobs"
 AUDIT_EXTENSION = "tigris.audit"
@@ -32,8 +32,10 @@ def install(app: Flask, config: Mapping[str, Any], games: GameService) -> None:
         return
     client = redis_client(store.redis_url, decode_responses=True)
     hooks = RedisWebhookStore(client, prefix=store.key_prefix)
-    found = JobTriggers(settings, hooks, games)
+    player_hooks = player_webhook_store(client, store.key_prefix)
+    found = JobTriggers(settings, hooks, games, player_hooks=player_hooks)
     games.writes.add(found)
+    games.feeds.listeners.append(found.feed_written)  # e.g. an invitation's entry
     app.extensions[EXTENSION] = found
     app.extensions[AUDIT_EXTENSION] = RedisAuditLog(client, prefix=store.key_prefix)
 

@@ -12,6 +12,7 @@ from service.api import (
     commands,
     events,
     explanations,
+    feed,
     games,
     maps,
     metrics,
@@ -46,6 +47,7 @@ BLUEPRINTS: tuple[Blueprint, ...] = (
     explanations.blueprint,
     players.blueprint,
     ratings.blueprint,
+    feed.blueprint,
 )
 
 TAGS: tuple[tuple[str, str], ...] = (

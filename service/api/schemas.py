@@ -445,3 +445,56 @@ class RatingPageQuerySchema(Schema):
         metadata={"description": "How many entries to skip (the previous page's `next_offset`)."},
     )
     limit = QueryInteger(validate=validate.Range(min=1, max=GAME_PAGE_MAX), load_default=20)
+
+
+class FeedQuerySchema(Schema):
+    class Meta:
+        unknown = RAISE
+
+    after = QueryInteger(
+        validate=validate.Range(min=0, max=MAX_VERSION),
+        load_default=0,
+        metadata={"description": "Return entries numbered above this (the last `id` seen)."},
+    )
+    limit = QueryInteger(validate=validate.Range(min=1, max=EVENT_PAGE_MAX), load_default=100)
+
+
+class FeedStreamQuerySchema(Schema):
+    class Meta:
+        unknown = RAISE
+
+    after = QueryInteger(validate=validate.Range(min=0, max=MAX_VERSION), load_default=None)
+    # A feed ticket (``POST /players/me/feed/tickets``) in place of an Authorization header.
+    ticket = fields.String(
+        validate=validate.Regexp(r"^ft_[0-9a-f]{32}_[A-Za-z0-9_-]{43}\Z"),
+        load_default=None,
+        metadata={
+            "pattern": "^ft_[0-9a-f]{32}_[A-Za-z0-9_-]{43}$",
+            "description": "A feed ticket, for clients that cannot send an `Authorization` "
+            "header (a browser's `EventSource`); not with one.",
+        },
+    )
+    wait = QueryNumber(
+        validate=validate.Range(min=0, max=600),
+        load_default=300.0,
+        metadata={
+            "description": "Seconds to wait for a new entry before closing, as a plain decimal "
+            "(`30`, `2.5`; up to six decimals, no exponent)."
+        },
+    )
+
+
+class PlayerWebhookCreateSchema(Schema):
+    class Meta:
+        unknown = RAISE
+
+    url = fields.String(required=True, validate=validate.Length(min=1, max=2000))
+    events = fields.List(
+        fields.String(validate=validate.Length(min=1, max=100)),
+        load_default=list,
+        validate=validate.Length(max=100),
+        metadata={
+            "description": "Entry types to deliver (`game_started`, `your_turn`, "
+            "`undo_requested`, `game_over`, `invitation_received`); empty: all."
+        },
+    )

@@ -1352,3 +1352,93 @@ SCHEMAS: dict[str, dict[str, Any]] = {
         },
     },
 }
+
+
+# A player's feed (``service.api.feed``): entries, pages, and what a player's webhook gets.
+_ENTRY_TYPES = [
+    "game_started",
+    "your_turn",
+    "undo_requested",
+    "game_over",
+    "invitation_received",
+]
+SCHEMAS |= {
+    "FeedEntry": {
+        "type": "object",
+        "description": (
+            "One entry of a player's feed, about seats bound to the player. `game_started` "
+            "and `game_over` name the player's `seats`; the others one `seat`. "
+            "`your_turn`: the seat is awaited from `version` on (send the next command "
+            "with `If-Match` that version). `undo_requested`: the seat must answer the "
+            "request `request_id`. `game_over`: the `result` (final scoring and places). "
+            "`invitation_received`: a seat reserved for the player by `invited_by` (a "
+            "player id; null: the admin), with what redeeming it needs (`invitation`). "
+            "An entry never holds what the player's seats may not see."
+        ),
+        "required": ["id", "type", "game_id", "kind", "version", "at"],
+        "properties": {
+            "id": {"type": "integer", "minimum": 1, "description": "Its number in the feed."},
+            "type": {"type": "string", "enum": _ENTRY_TYPES},
+            "game_id": ref("GameId"),
+            "kind": {"type": "string"},
+            "version": {"type": "integer", "minimum": 0},
+            "at": {"type": "string", "description": "When its game's event was recorded."},
+            "seat": {"type": "integer", "minimum": 0},
+            "seats": {"type": "array", "items": {"type": "integer", "minimum": 0}},
+            "request_id": {"type": "string"},
+            "to_version": {"type": "integer", "minimum": 1},
+            "requested_by": {"type": "string"},
+            "result": {"type": ["object", "null"]},
+            "invited_by": {"type": ["string", "null"]},
+            "invitation": {"type": "object"},
+        },
+        "additionalProperties": False,
+    },
+    "FeedPage": {
+        "type": "object",
+        "required": ["items", "next_after", "oldest_id", "last_id"],
+        "additionalProperties": False,
+        "properties": {
+            "items": {"type": "array", "items": ref("FeedEntry")},
+            "next_after": {
+                "type": "integer",
+                "minimum": 0,
+                "description": "The `after` of the next page.",
+            },
+            "oldest_id": {
+                "type": "integer",
+                "minimum": 0,
+                "description": "The oldest entry kept (0: none).",
+            },
+            "last_id": {
+                "type": "integer",
+                "minimum": 0,
+                "description": "The last entry written (0: none).",
+            },
+        },
+    },
+    "PlayerFeedPayload": {
+        "type": "object",
+        "description": "The body of a player's webhook delivery (`webhooks.playerFeed`).",
+        "required": ["type", "timestamp", "data"],
+        "additionalProperties": False,
+        "properties": {
+            "type": {"type": "string", "const": "player.feed"},
+            "timestamp": {"type": "string", "format": "date-time"},
+            "data": {
+                "type": "object",
+                "required": ["player_id", "last_id", "entries"],
+                "additionalProperties": False,
+                "properties": {
+                    "player_id": {"type": "string", "pattern": "^[0-9a-f]{32}$"},
+                    "last_id": {
+                        "type": "integer",
+                        "minimum": 1,
+                        "description": "The number of the batch's last entry.",
+                    },
+                    "entries": {"type": "array", "minItems": 1, "items": ref("FeedEntry")},
+                },
+            },
+        },
+    },
+}

@@ -8,6 +8,7 @@ do what, the limits and the URL check are the application's
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
@@ -403,3 +404,23 @@ WEBHOOKS: dict[str, Any] = {
         }
     }
 }
+
+
+def _player_feed_webhook() -> dict[str, Any]:
+    """What a player's webhook URL receives (``service.jobs.feed``): a game webhook's
+    message, its body the player's feed entries."""
+    post = copy.deepcopy(WEBHOOKS["gameEvents"]["post"])
+    post["operationId"] = "playerFeedWebhook"
+    post["summary"] = "What a player's webhook URL receives, a batch of its feed entries."
+    post["description"] = (
+        "One POST per batch of feed entries (in order, up to 100), filtered by the "
+        "subscription's `events`; signed, retried and disabled exactly as a game's webhook "
+        "(`gameEvents`). Every attempt at a batch carries the same entries under the same "
+        "`webhook-id` (`msg_<subscription>_<first>_<last>`, entry numbers): drop a repeat by "
+        "it.\n"
+    )
+    post["requestBody"]["content"]["application/json"]["schema"] = ref("PlayerFeedPayload")
+    return {"post": post}
+
+
+WEBHOOKS["playerFeed"] = _player_feed_webhook()

@@ -45,7 +45,8 @@ MAX_DETAIL = 200
 OPEN_FILES_WANTED = 65536
 # After a 413, gunicorn reads off an unread body up to this size to keep the connection.
 DRAIN_LIMIT = 1 << 20
-STREAM_PATH_END = "/events/stream"
+# The paths of the event streams: a game's, and a player's feed (``service.api.feed``).
+STREAM_PATH_ENDS = ("/events/stream", "/players/me/feed")
 
 
 def client_timeout_s(env: Mapping[str, str] | None = None) -> float:
@@ -227,7 +228,7 @@ class TigrisWorker(GeventWorker):  # type: ignore[misc]  # gunicorn is untyped
         AsyncWorker.handle(self, listener, client, addr)
 
     def handle_request(self, listener_name: Any, req: Any, sock: Any, addr: Any) -> Any:
-        streaming = str(getattr(req, "path", "")).endswith(STREAM_PATH_END)
+        streaming = str(getattr(req, "path", "")).endswith(STREAM_PATH_ENDS)
         watch = None
         if streaming:
             self.streams.add(gevent.getcurrent())

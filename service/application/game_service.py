@@ -25,6 +25,7 @@ from service.application.archive_tier import (
 )
 from service.application.commands import CommandHandler
 from service.application.explanations import Explainer
+from service.application.feed import DEFAULT_FEED_LENGTH, PlayerFeeds
 from service.application.invitations import Invitations
 from service.application.lobby import SeatClaims
 from service.application.mapper import EventMapper
@@ -50,8 +51,15 @@ from service.store.archive_objects import (
     S3ArchiveObjects,
 )
 from service.store.connect import StoreConnection, connect
-from service.store.memory import InMemoryPlayerStore, InMemoryRatingStore
-from service.store.port import EventStore, PlayerStore, RatingStore, SnapshotStore
+from service.store.memory import InMemoryPlayerFeedStore, InMemoryPlayerStore, InMemoryRatingStore
+from service.store.port import (
+    EventStore,
+    PlayerFeedStore,
+    PlayerStore,
+    RatingStore,
+    SnapshotStore,
+)
+from service.store.redis_feeds import RedisPlayerFeedStore
 from service.store.redis_players import RedisPlayerStore
 from service.store.redis_ratings import RedisRatingStore
 
@@ -114,6 +122,8 @@ class GameService:
         writes: Sequence[WriteObserver] = (),
         players: PlayerStore | None = None,
         ratings: RatingStore | None = None,
+        feeds: PlayerFeedStore | None = None,
+        feed_length: int = DEFAULT_FEED_LENGTH,
         archive: ArchiveObjects | None = None,
         archive_policy: ArchivePolicy | None = None,
     ) -> None:
@@ -200,6 +210,13 @@ class GameService:
             store, self.repository, mapper, self.commands, clock, writes=self.writes
         )
         self.explainer = Explainer(store, self.repository, mapper)
+        # Each player's feed, projected from the games (``feed.py``).
+        self.feeds = PlayerFeeds(
+            InMemoryPlayerFeedStore() if feeds is None else feeds,
+            self.repository,
+            self.queries,
+            keep=feed_length,
+        )
         self.archive = GameArchive(
             store,
             self.repository,
@@ -243,6 +260,13 @@ def build_service(
         observer=observer,
         players=RedisPlayerStore(connection.client, prefix=settings.key_prefix),
         ratings=RedisRatingStore(connection.client, prefix=settings.key_prefix),
+        feeds=RedisPlayerFeedStore(
+            connection.client,
+            prefix=settings.key_prefix,
+            blocking_client=connection.events.blocking_client,
+            max_wait_s=connection.events.max_wait_s,
+        ),
+        feed_length=settings.player_feed_length,
         archive=archive_objects(archive),
         archive_policy=archive_policy(archive, archive_observer),
     )

@@ -28,6 +28,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import hmac
+import re
 import secrets
 from collections.abc import Callable, Collection
 from dataclasses import dataclass
@@ -36,6 +37,7 @@ from service.store.port import REVOKED, TokenStore
 
 TOKEN_BYTES = 32  # 256 bits of entropy: guessing is not an attack
 ADMIN = "admin"
+_FEED_TICKET = re.compile(r"ft_([0-9a-f]{32})_[A-Za-z0-9_-]{43}")
 
 
 def hash_token(token: str) -> str:
@@ -126,6 +128,23 @@ class Credentials:
         holder = ADMIN if seat is None else str(seat)
         self._store.put_ticket(game_id, hash_token(ticket), holder, ttl_s)
         return ticket
+
+    def issue_feed_ticket(self, player_id: str, ttl_s: int) -> str:
+        """A new stream ticket of ``player_id``'s feed (``ft_<player id>_<secret>``), valid
+        ``ttl_s`` seconds, as often as needed in that time; only its hash is stored (in the
+        ticket space ``feed-<player id>``, which no game id takes: those are generated)."""
+        ticket = f"ft_{player_id}_{secrets.token_urlsafe(TOKEN_BYTES)}"
+        self._store.put_ticket(f"feed-{player_id}", hash_token(ticket), player_id, ttl_s)
+        return ticket
+
+    def feed_ticket_player(self, ticket: str) -> str | None:
+        """The player whose live feed ticket ``ticket`` is; None if unknown or expired."""
+        match = _FEED_TICKET.fullmatch(ticket)
+        if match is None:
+            return None
+        player_id = match.group(1)
+        holder = self._store.ticket_holder(f"feed-{player_id}", hash_token(ticket))
+        return player_id if holder == player_id else None
 
     def ticket_holder(self, game_id: str, ticket: str) -> TicketHolder | None:
         """Whom a live ticket of this game stands for; None if the ticket is unknown,

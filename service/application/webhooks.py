@@ -21,6 +21,7 @@ from datetime import UTC, datetime
 
 from domain.common.errors import FormatError
 from service.application.archive_tier import is_archived
+from service.application.feed import ENTRY_TYPES, PlayerFeeds
 from service.application.game_service import GameService
 from service.application.repository import LoadedGame
 from service.application.ssrf import CheckedUrl, UrlRefused, check_url
@@ -175,3 +176,76 @@ class Webhooks:
     def deliveries(self, game_id: str, sub_id: str, who: Subscriber) -> list[dict[str, object]]:
         """The delivery log, newest first."""
         return self.hooks.deliveries(game_id, self.get(game_id, sub_id, who).sub_id)
+
+
+class PlayerWebhooks:
+    """A player's webhooks: its feed's entries (``service.application.feed``) POSTed as
+    they come, signed and retried as a game's are (``service.jobs.feed``). Only the
+    player's key manages them; a player has at most ``limits.per_token``. ``hooks`` is the
+    players' webhook store, where the player's id stands for a game's; a subscription's
+    cursor is the number of the last feed entry delivered, and it starts at the feed's
+    last entry: entries from now on."""
+
+    def __init__(
+        self,
+        feeds: PlayerFeeds,
+        hooks: WebhookStore,
+        limits: WebhookLimits,
+        *,
+        on_enabled: Callable[[str], object] = lambda player_id: None,
+    ) -> None:
+        self.feeds = feeds
+        self.hooks = hooks
+        self.limits = limits
+        self._on_enabled = on_enabled
+
+    def subscribe(self, player_id: str, url: str, events: Sequence[str]) -> Subscription:
+        for i, name in enumerate(events):
+            if name not in ENTRY_TYPES:
+                raise FormatError(f"unknown feed entry type {name!r}", f"events[{i}]")
+        try:
+            check_url(url, allow_private=self.limits.allow_private)
+        except UrlRefused as exc:
+            raise FormatError(f"webhook URL refused: {exc}", "url") from None
+        _, last = self.feeds.store.bounds(player_id)
+        sub = Subscription(
+            sub_id=uuid.uuid4().hex,
+            game_id=player_id,
+            url=url,
+            events=tuple(events),
+            seat=None,
+            secret=new_secret(),
+            status="active",
+            failures=0,
+            cursor=last,
+            created_at=datetime.now(UTC).isoformat(),
+            owner=f"player:{player_id}",
+        )
+        per = self.limits.per_token
+        self.hooks.create(sub, per_game=per, per_owner=per)
+        return sub
+
+    def visible(self, player_id: str) -> list[Subscription]:
+        subs = self.hooks.of_game(player_id)
+        return sorted(subs, key=lambda sub: (sub.created_at, sub.sub_id))
+
+    def get(self, player_id: str, sub_id: str) -> Subscription:
+        sub = self.hooks.get(player_id, sub_id)
+        if sub is None:
+            raise WebhookNotFound(f"no webhook {sub_id} of yours")
+        return sub
+
+    def delete(self, player_id: str, sub_id: str) -> None:
+        if not self.hooks.delete(player_id, sub_id):
+            raise WebhookNotFound(f"no webhook {sub_id} of yours")
+
+    def enable(self, player_id: str, sub_id: str) -> Subscription:
+        """Active again (after a 410 Gone or too many failures): deliveries resume after
+        the last entry delivered, the batch under way first (the same ``webhook-id``)."""
+        if not self.hooks.enable(self.get(player_id, sub_id)):
+            raise WebhookNotFound(f"no webhook {sub_id} of yours")
+        self._on_enabled(player_id)
+        return self.get(player_id, sub_id)
+
+    def deliveries(self, player_id: str, sub_id: str) -> list[dict[str, object]]:
+        return self.hooks.deliveries(player_id, self.get(player_id, sub_id).sub_id)

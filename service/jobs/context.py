@@ -18,7 +18,7 @@ from service.store.connect import StoreConnection
 from service.store.port import AuditLog, WebhookStore
 from service.store.redis_archive_stats import RedisArchiveStats
 from service.store.redis_audit import RedisAuditLog
-from service.store.redis_webhooks import RedisWebhookStore
+from service.store.redis_webhooks import RedisWebhookStore, player_webhook_store
 
 
 @dataclass
@@ -30,6 +30,7 @@ class JobContext:
     hooks: WebhookStore
     triggers: JobTriggers
     audit: AuditLog
+    player_hooks: WebhookStore
 
 
 _lock = threading.Lock()
@@ -54,9 +55,13 @@ def job_context() -> JobContext:
             stats.client = connection.client
             queue = job_queue(settings)
             hooks = RedisWebhookStore(connection.client, prefix=store_settings.key_prefix)
-            triggers = JobTriggers(settings, hooks, games, queue)
+            player_hooks = player_webhook_store(connection.client, store_settings.key_prefix)
+            triggers = JobTriggers(settings, hooks, games, queue, player_hooks=player_hooks)
             games.writes.add(triggers)  # the jobs' own writes (bot moves) enqueue the next
+            games.feeds.listeners.append(triggers.feed_written)  # players' webhooks follow
             audit = RedisAuditLog(connection.client, prefix=store_settings.key_prefix)
-            found = JobContext(games, connection, settings, queue, hooks, triggers, audit)
+            found = JobContext(
+                games, connection, settings, queue, hooks, triggers, audit, player_hooks
+            )
             _contexts[key] = found
         return found

@@ -27,6 +27,8 @@ TASKS = "service.jobs.tasks"
 PLAY_BOT = f"{TASKS}.play_bot"
 CLOCK_EXPIRED = f"{TASKS}.clock_expired"
 DELIVER_WEBHOOK = f"{TASKS}.deliver_webhook"
+DELIVER_PLAYER_WEBHOOK = f"{TASKS}.deliver_player_webhook"
+PROJECT_FEED = f"{TASKS}.project_feed"
 SWEEP = f"{TASKS}.sweep"
 AUDIT = f"{TASKS}.audit"
 ARCHIVE_GAME = f"{TASKS}.archive_game"
@@ -176,21 +178,67 @@ def enqueue_deliveries(
     return enqueued
 
 
-def schedule_retry(
-    queue: Queue, settings: JobSettings, sub: Subscription, failures: int, at: float
-) -> bool:
-    """The next attempt at ``sub``'s batch, an RQ job scheduled for ``at``."""
+def enqueue_projection(queue: Queue, settings: JobSettings, game: LoadedGame) -> bool:
+    """Enqueue the projection of ``game``'s new versions into its players' feeds (nothing
+    for a game without a seat bound to a player): one job per game and version."""
+    if not game.info.players:
+        return False
     job = enqueue_once(
+        queue, settings, PROJECT_FEED, f"feed-{game.game_id}-{game.version}", game.game_id
+    )
+    return job is not None
+
+
+def enqueue_player_deliveries(  # noqa: PLR0917
+    queue: Queue,
+    settings: JobSettings,
+    hooks: WebhookStore,
+    player_id: str,
+    last: int,
+    again: str = "",
+) -> int:
+    """Enqueue a delivery for every active webhook of ``player_id`` (``hooks``: the
+    players' webhook store) that is behind ``last``, the feed's last entry number, and
+    not waiting for a scheduled retry. ``again``: a mark that tells this enqueueing from
+    an earlier one at the same point (a webhook enabled again)."""
+    enqueued = 0
+    for sub in hooks.of_game(player_id):
+        if sub.status == "active" and sub.cursor < last and due(sub):
+            job = enqueue_once(
+                queue,
+                settings,
+                DELIVER_PLAYER_WEBHOOK,
+                f"phook-{sub.sub_id}-{sub.cursor}-{last}{again}",
+                player_id,
+                sub.sub_id,
+                timeout_s=delivery_timeout_s(settings),
+            )
+            enqueued += job is not None
+    return enqueued
+
+
+def schedule_retry(
+    queue: Queue,
+    settings: JobSettings,
+    sub: Subscription,
+    failures: int,
+    at: float,
+    *,
+    job: str = DELIVER_WEBHOOK,
+) -> bool:
+    """The next attempt at ``sub``'s batch, an RQ job (``job``: a game's delivery, or a
+    player's) scheduled for ``at``."""
+    queued = enqueue_once(
         queue,
         settings,
-        DELIVER_WEBHOOK,
+        job,
         f"hook-{sub.sub_id}-{sub.cursor}-retry-{failures}-{int(at * 1000)}",
         sub.game_id,
         sub.sub_id,
         timeout_s=delivery_timeout_s(settings),
         at=datetime.fromtimestamp(at, UTC),
     )
-    return job is not None
+    return queued is not None
 
 
 def schedule_sweep(queue: Queue, settings: JobSettings, *, after: float | None = None) -> bool:

@@ -1,9 +1,9 @@
 """The periodic sweep: every ``TIGRIS_JOB_SWEEP_S`` seconds, one job looks at every active
 game and enqueues the work that is due (a bot seat awaited, a clock's deadline, a webhook
-behind), in case a process died between an append and the enqueue that should follow it;
-and it enqueues the archiving of the games past retention (``service.jobs.archiving``) and
-the count of the rated games that are over and were not counted (``service.jobs.ratings``:
-their job was lost).
+behind, the players' feeds behind), in case a process died between an append and the
+enqueue that should follow it; and it enqueues the archiving of the games past retention
+(``service.jobs.archiving``) and the count of the rated games that are over and were not
+counted (``service.jobs.ratings``: their job was lost).
 Enqueueing is keyed (``enqueue_once``), so work already pending is not queued twice.
 
 The sweeps form a chain: a sweep first schedules the next one (job id
@@ -24,6 +24,7 @@ from service.jobs.enqueue import (
     enqueue_bot_moves,
     enqueue_deadlines,
     enqueue_deliveries,
+    enqueue_projection,
     enqueue_rating,
     schedule_sweep,
 )
@@ -82,7 +83,7 @@ def sweep_ratings(context: JobContext, limit: int = PAGE) -> int:
 def sweep_games(context: JobContext | None = None) -> dict[str, int]:
     context = job_context() if context is None else context
     games = context.games
-    counts = {"games": 0, "bot_moves": 0, "deliveries": 0, "deadlines": 0}
+    counts = {"games": 0, "bot_moves": 0, "deliveries": 0, "deadlines": 0, "projections": 0}
     cursor: str | None = None
     while True:
         infos, cursor = games.queries.list_games(status="active", cursor=cursor, limit=PAGE)
@@ -99,5 +100,8 @@ def sweep_games(context: JobContext | None = None) -> dict[str, int]:
                 counts["deliveries"] += enqueue_deliveries(
                     context.queue, context.settings, context.hooks, game
                 )
+            if info.players and games.feeds.store.projected(info.game_id) < info.version:
+                game = games.repository.get(info.game_id)
+                counts["projections"] += enqueue_projection(context.queue, context.settings, game)
         if cursor is None:
             return counts

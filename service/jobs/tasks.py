@@ -10,7 +10,7 @@ Jobs queued before the bodies moved here name their old places
 
 from __future__ import annotations
 
-from service.jobs import archiving, bots, clocks, ratings, webhooks
+from service.jobs import archiving, bots, clocks, feed, ratings, webhooks
 from service.jobs import audit as audits
 from service.jobs import sweep as sweeps
 from service.jobs.context import job_context
@@ -54,3 +54,13 @@ def rate_game(game_id: str) -> str:
 def rebuild_ratings(kind: str) -> int:
     """Drop a kind's ratings and count its rated games again (``service.jobs.ratings``)."""
     return ratings.rebuild(job_context(), kind)
+
+
+def project_feed(game_id: str) -> str:
+    """The players' feed entries of ``game_id``'s new versions (``service.jobs.feed``)."""
+    return feed.project(job_context(), game_id)
+
+
+def deliver_player_webhook(player_id: str, sub_id: str) -> str:
+    """A player's webhook's next batch of feed entries (``service.jobs.feed``)."""
+    return feed.deliver(job_context(), player_id, sub_id)

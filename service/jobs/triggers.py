@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import uuid
 
 import redis
 from redis.exceptions import RedisClusterException
@@ -22,6 +23,8 @@ from service.jobs.enqueue import (
     enqueue_bot_moves,
     enqueue_deadlines,
     enqueue_deliveries,
+    enqueue_player_deliveries,
+    enqueue_projection,
     enqueue_rating,
 )
 from service.jobs.queues import job_queue
@@ -41,9 +44,12 @@ class JobTriggers:
         hooks: WebhookStore,
         games: GameService,
         queue: Queue | None = None,
+        *,
+        player_hooks: WebhookStore | None = None,
     ):
         self.settings = settings
         self.hooks = hooks
+        self.player_hooks = player_hooks
         self.games = games
         self._queue = queue
         self._lock = threading.Lock()
@@ -68,6 +74,7 @@ class JobTriggers:
             enqueue_deadlines(self.queue, self.settings, self.games, game)  # what is due
             enqueue_deliveries(self.queue, self.settings, self.hooks, game, known=write.webhooks)
             enqueue_rating(self.queue, self.settings, game)  # a rated game that ended
+            enqueue_projection(self.queue, self.settings, game)  # the players' feeds
         except (redis.RedisError, RedisClusterException, OSError) as exc:
             log.warning("jobs of game %s not enqueued (the sweep will): %s", game.game_id, exc)
 
@@ -78,3 +85,23 @@ class JobTriggers:
             enqueue_deliveries(self.queue, self.settings, self.hooks, game)
         except (redis.RedisError, RedisClusterException, OSError) as exc:
             log.warning("webhooks of game %s not enqueued (the sweep will): %s", game.game_id, exc)
+
+    def feed_written(self, player_id: str) -> None:
+        """Enqueue the deliveries of ``player_id``'s webhooks after new entries in its
+        feed (the next entry written enqueues them again, should this fail)."""
+        self._player_deliveries(player_id)
+
+    def player_enabled(self, player_id: str) -> None:
+        """Enqueue the deliveries of ``player_id``'s webhooks after one was enabled again
+        (its earlier job at the same point has run: a job id of its own)."""
+        self._player_deliveries(player_id, f"-enabled-{uuid.uuid4().hex}")
+
+    def _player_deliveries(self, player_id: str, again: str = "") -> None:
+        if self.player_hooks is None:
+            return
+        try:
+            _, last = self.games.feeds.store.bounds(player_id)
+            hooks = self.player_hooks
+            enqueue_player_deliveries(self.queue, self.settings, hooks, player_id, last, again)
+        except (redis.RedisError, RedisClusterException, OSError) as exc:
+            log.warning("webhooks of player %s not enqueued: %s", player_id, exc)

@@ -36,7 +36,7 @@ import json
 import random
 import time
 import uuid
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
@@ -48,9 +48,9 @@ from standardwebhooks.webhooks import Webhook
 from service.application.rendering import events_json
 from service.application.ssrf import UrlRefused, check_url
 from service.jobs.context import JobContext, job_context
-from service.jobs.enqueue import due, enqueue_deliveries, schedule_retry
+from service.jobs.enqueue import DELIVER_WEBHOOK, due, enqueue_deliveries, schedule_retry
 from service.jobs.settings import JobSettings
-from service.store.port import Subscription, message_id
+from service.store.port import Subscription, WebhookStore, message_id
 
 BATCH = 100
 LOCK_MARGIN_S = 5
@@ -147,8 +147,18 @@ def deliver_webhook(game_id: str, sub_id: str) -> str:
 def deliver(context: JobContext, game_id: str, sub_id: str) -> str:
     """The delivery job: send ``sub_id``'s next batch of events (see the module's
     docstring)."""
-    hooks = context.hooks
-    sub = hooks.get(game_id, sub_id)
+    return locked(
+        context.hooks, game_id, sub_id, context, lambda: _deliver(context, sub_id, game_id)
+    )
+
+
+def locked(
+    hooks: WebhookStore, owner_id: str, sub_id: str, context: JobContext, work: Callable[[], str]
+) -> str:
+    """Run ``work`` (one delivery of ``sub_id``, a subscription of ``owner_id`` in
+    ``hooks``: a game's, or a player's) under the subscription's delivery lock, if it is
+    active and due."""
+    sub = hooks.get(owner_id, sub_id)
     if sub is None or sub.status != "active":
         return "no active subscription"
     if not due(sub):
@@ -161,7 +171,7 @@ def deliver(context: JobContext, game_id: str, sub_id: str) -> str:
             raise DeliveryFailed("another delivery of this subscription is still under way")
         time.sleep(0.05)
     try:
-        return _deliver(context, sub_id, game_id)
+        return work()
     finally:
         hooks.unlock(sub, token)
 
@@ -191,45 +201,10 @@ def _deliver(context: JobContext, sub_id: str, game_id: str) -> str:
     selected = [e for e in shown if not sub.events or e["type"] in sub.events]
     outcome = "skipped"
     if selected:
-        if sub.batch != (first, last) and not hooks.start_batch(sub, first, last):
-            return "no active subscription"
-        at = datetime.now(UTC)
-        msg_id = message_id(sub.sub_id, first, last)
-        body = json.dumps(
-            {
-                "type": "game.events",
-                "timestamp": at.isoformat(),
-                "data": {"game_id": game_id, "version": last, "events": selected},
-            },
-            separators=(",", ":"),
-            ensure_ascii=False,
-        )
-        started = time.monotonic()
-        entry: dict[str, Any] = {
-            "webhook_id": msg_id,
-            "first_version": first,
-            "last_version": last,
-            "events": len(selected),
-            "at": at.isoformat(),
-        }
-        answer: Answer | None = None
-        try:
-            answer = post(sub.url, body, sign(sub, msg_id, at, body), settings)
-            status: int | None = answer.status
-            error = None if 200 <= answer.status < 300 else f"the receiver answered {status}"
-        except UrlRefused as exc:
-            status, error = None, f"URL refused: {exc}"
-        except (urllib3.exceptions.HTTPError, OSError) as exc:
-            status, error = None, f"{type(exc).__name__}: {exc}"
-        entry |= {
-            "status": status,
-            "ok": error is None,
-            "error": error,
-            "duration_ms": round((time.monotonic() - started) * 1000, 1),
-        }
-        hooks.log(sub, entry)
-        if error is not None:
-            return _failed(context, sub, answer, error)
+        data = {"game_id": game_id, "version": last, "events": selected}
+        failed = send(context, hooks, sub, (first, last), "game.events", data, len(selected))
+        if failed is not None:
+            return failed
         outcome = "delivered"
     hooks.advance(sub, last)
     if last < game.version:  # more than one batch behind: the next one
@@ -237,10 +212,71 @@ def _deliver(context: JobContext, sub_id: str, game_id: str) -> str:
     return f"{outcome} versions {first}-{last}"
 
 
-def _failed(context: JobContext, sub: Subscription, answer: Answer | None, error: str) -> str:
+def send(  # noqa: PLR0917 (one message of one batch)
+    context: JobContext,
+    hooks: WebhookStore,
+    sub: Subscription,
+    batch: tuple[int, int],
+    message_type: str,
+    data: dict[str, Any],
+    count: int,
+    *,
+    retry_job: str = DELIVER_WEBHOOK,
+) -> str | None:
+    """POST one batch (``batch``: its first and last number, fixed before its first
+    attempt) of ``sub`` as a signed Standard Webhooks message of ``message_type`` holding
+    ``data`` (``count`` items), and log the attempt. None when the receiver took it (the
+    caller moves the cursor); else what happened after the failure (disabled, or the next
+    attempt scheduled as ``retry_job``)."""
+    first, last = batch
+    if sub.batch != (first, last) and not hooks.start_batch(sub, first, last):
+        return "no active subscription"
+    at = datetime.now(UTC)
+    msg_id = message_id(sub.sub_id, first, last)
+    body = json.dumps(
+        {"type": message_type, "timestamp": at.isoformat(), "data": data},
+        separators=(",", ":"),
+        ensure_ascii=False,
+    )
+    started = time.monotonic()
+    entry: dict[str, Any] = {
+        "webhook_id": msg_id,
+        "first_version": first,
+        "last_version": last,
+        "events": count,
+        "at": at.isoformat(),
+    }
+    answer: Answer | None = None
+    try:
+        answer = post(sub.url, body, sign(sub, msg_id, at, body), context.settings)
+        status: int | None = answer.status
+        error = None if 200 <= answer.status < 300 else f"the receiver answered {status}"
+    except UrlRefused as exc:
+        status, error = None, f"URL refused: {exc}"
+    except (urllib3.exceptions.HTTPError, OSError) as exc:
+        status, error = None, f"{type(exc).__name__}: {exc}"
+    entry |= {
+        "status": status,
+        "ok": error is None,
+        "error": error,
+        "duration_ms": round((time.monotonic() - started) * 1000, 1),
+    }
+    hooks.log(sub, entry)
+    if error is not None:
+        return _failed(context, hooks, sub, answer, error, retry_job)
+    return None
+
+
+def _failed(  # noqa: PLR0917
+    context: JobContext,
+    hooks: WebhookStore,
+    sub: Subscription,
+    answer: Answer | None,
+    error: str,
+    retry_job: str,
+) -> str:
     """After a failed attempt: disable (410 Gone, or too many failures in a row) or
     schedule the next attempt (the schedule's delay, or the receiver's ``Retry-After``)."""
-    hooks = context.hooks
     settings = context.settings
     if answer is not None and answer.status == 410:
         hooks.disable(sub, "the receiver answered 410 Gone")
@@ -257,5 +293,5 @@ def _failed(context: JobContext, sub: Subscription, answer: Answer | None, error
         return "no active subscription"
     if failures >= settings.webhook_max_failures:
         return f"disabled: {error}"
-    schedule_retry(context.queue, settings, sub, failures, at)
+    schedule_retry(context.queue, settings, sub, failures, at, job=retry_job)
     return f"failed ({error}); next attempt in {delay:.1f} s"

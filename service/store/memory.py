@@ -29,9 +29,11 @@ from service.store.port import (
     AuditRun,
     AuditSummary,
     EventStore,
+    FeedEntry,
     GameRecord,
     Idempotency,
     NewEvent,
+    PlayerFeedStore,
     PlayerRating,
     PlayerRecord,
     PlayerStore,
@@ -654,3 +656,69 @@ class InMemoryRatingStore(RatingStore):
             data = self._kind(kind)
             if data.rebuild is not None and data.rebuild[0] == owner:
                 data.rebuild = None
+
+
+class InMemoryPlayerFeedStore(PlayerFeedStore):
+    def __init__(self) -> None:
+        self._feeds: dict[str, list[FeedEntry]] = {}
+        self._keys: dict[str, dict[str, int]] = {}
+        self._last: dict[str, int] = {}
+        self._projected: dict[str, int] = {}
+        self._changed = threading.Condition()
+
+    def append(
+        self, player_id: str, entries: Sequence[tuple[str, dict[str, Any]]], keep: int
+    ) -> list[int]:
+        check_player_id(player_id)
+        written: list[int] = []
+        with self._changed:
+            feed = self._feeds.setdefault(player_id, [])
+            keys = self._keys.setdefault(player_id, {})
+            for key, entry in entries:
+                if key in keys:
+                    continue
+                seq = self._last.get(player_id, 0) + 1
+                self._last[player_id] = seq
+                feed.append(FeedEntry(seq, copy.deepcopy(entry)))
+                keys[key] = seq
+                written.append(seq)
+            if written:
+                del feed[: max(0, len(feed) - keep)]
+                oldest = feed[0].seq if feed else 0
+                for key in [k for k, seq in keys.items() if seq < oldest]:
+                    del keys[key]
+                self._changed.notify_all()
+        return written
+
+    def read(self, player_id: str, after: int, limit: int) -> list[FeedEntry]:
+        check_player_id(player_id)
+        with self._changed:
+            found = [e for e in self._feeds.get(player_id, []) if e.seq > after][:limit]
+        return [FeedEntry(e.seq, copy.deepcopy(e.data)) for e in found]
+
+    def wait(self, player_id: str, after: int, timeout_s: float) -> bool:
+        check_player_id(player_id)
+        deadline = time.monotonic() + timeout_s
+        with self._changed:
+            while self._last.get(player_id, 0) <= after:
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    return False
+                self._changed.wait(remaining)
+            return True
+
+    def bounds(self, player_id: str) -> tuple[int, int]:
+        check_player_id(player_id)
+        with self._changed:
+            feed = self._feeds.get(player_id, [])
+            return (feed[0].seq if feed else 0), self._last.get(player_id, 0)
+
+    def projected(self, game_id: str) -> int:
+        check_game_id(game_id)
+        with self._changed:
+            return self._projected.get(game_id, 0)
+
+    def project_to(self, game_id: str, version: int) -> None:
+        check_game_id(game_id)
+        with self._changed:
+            self._projected[game_id] = max(version, self._projected.get(game_id, 0))

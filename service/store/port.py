@@ -681,3 +681,51 @@ class RatingStore(ABC):
     @abstractmethod
     def end_rebuild(self, kind: str, owner: str) -> None:
         """Let go of the kind (if ``owner`` still holds it)."""
+
+
+@dataclass(frozen=True, slots=True)
+class FeedEntry:
+    """One entry of a player's feed (``service.application.feed``): its number in the feed
+    (1, 2, ...: never reused, also the SSE ``id``) and its JSON object."""
+
+    seq: int
+    data: dict[str, Any]
+
+
+class PlayerFeedStore(ABC):
+    """Each player's feed, an append-only list of entries numbered 1, 2, ... of which the
+    newest ``keep`` are kept, and each game's projection cursor (the last version whose
+    entries were written to the feeds).
+
+    An entry comes with a key (its game, version, type and seat); an entry whose key the
+    feed holds already is not written again, so a projection that runs twice writes each
+    entry once. Keys are kept as long as their entries are."""
+
+    @abstractmethod
+    def append(
+        self, player_id: str, entries: Sequence[tuple[str, dict[str, Any]]], keep: int
+    ) -> list[int]:
+        """Append ``entries`` (key, entry) to the player's feed in one atomic step, those
+        whose key it holds skipped, and trim it to its newest ``keep``; returns the numbers
+        of the entries written."""
+
+    @abstractmethod
+    def read(self, player_id: str, after: int, limit: int) -> list[FeedEntry]:
+        """The kept entries numbered above ``after``, oldest first, at most ``limit``."""
+
+    @abstractmethod
+    def wait(self, player_id: str, after: int, timeout_s: float) -> bool:
+        """Block until the feed holds an entry above ``after`` or ``timeout_s`` passes;
+        whether one came."""
+
+    @abstractmethod
+    def bounds(self, player_id: str) -> tuple[int, int]:
+        """The oldest entry number kept (0: none) and the last one written (0: none)."""
+
+    @abstractmethod
+    def projected(self, game_id: str) -> int:
+        """The last version of ``game_id`` whose entries were written (0: none)."""
+
+    @abstractmethod
+    def project_to(self, game_id: str, version: int) -> None:
+        """Move ``game_id``'s projection cursor forward to ``version`` (never back)."""

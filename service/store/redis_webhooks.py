@@ -234,6 +234,13 @@ class RedisWebhookStore(WebhookStore):
         self._unlock(keys=[key], args=[token])  # only its own lock, even one that expired
 
 
+def player_webhook_store(client: redis.Redis | RedisCluster, prefix: str) -> RedisWebhookStore:
+    """The players' webhooks (``service.jobs.feed``): the same store under the prefix
+    ``P:player-hooks``, a player's id where a game's would be (``P:player-hooks:{<player
+    id>}:hooks``, ``…:hook:<id>``, its log and lock)."""
+    return RedisWebhookStore(client, prefix=f"{prefix}:player-hooks")
+
+
 def _parse(game_id: str, sub_id: str, raw: Mapping[Any, Any]) -> Subscription | None:
     """A subscription from its hash (None: deleted, or never complete)."""
     fields = {_text(k): _text(v) for k, v in raw.items()}

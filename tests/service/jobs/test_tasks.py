@@ -30,6 +30,7 @@ def test_every_job_is_enqueued_by_a_name_in_the_tasks_module() -> None:
     names = [enqueue.PLAY_BOT, enqueue.CLOCK_EXPIRED, enqueue.DELIVER_WEBHOOK]
     names += [enqueue.SWEEP, enqueue.AUDIT, enqueue.ARCHIVE_GAME]
     names += [enqueue.RATE_GAME, enqueue.REBUILD_RATINGS]
+    names += [enqueue.PROJECT_FEED, enqueue.DELIVER_PLAYER_WEBHOOK]
     # then each is a function of service.jobs.tasks, and those are all its job bodies
     bodies = {
         name
