@@ -11,8 +11,9 @@ game is over, when everything is public):
 - ``undo_requested`` another seat asks to take the game back and a seat of the player must
                      answer (``seat``, ``request_id``, ``to_version``, ``requested_by``)
 - ``game_over``      the game ends (``seats``, ``result``: the final scoring and places)
-- ``invitation_received`` another player reserves a seat for the player
-                     (``invitation_received``, called by whoever makes invitations)
+- ``invitation_received`` an open seat is reserved for the player (``seat``, ``invited_by``),
+                     derived from the game's ``service.SeatReserved``; the player claims it
+                     with its key (``PlayerFeeds.invitation_received`` writes one directly)
 
 The games stay the source of truth: entries are derived from a game's events
 (``derive``) by a projection (``PlayerFeeds.project``) that runs after each append (the
@@ -34,7 +35,7 @@ from domain.common.protocol import GameRules
 from service.application.mapper import GameInfo, StoredEvent
 from service.application.queries import GameQueries
 from service.application.repository import GameRepository
-from service.events import GameReverted, SeatClaimed, UndoRequested
+from service.events import GameReverted, SeatClaimed, SeatReserved, UndoRequested
 from service.store.port import FeedEntry, PlayerFeedStore
 
 GAME_STARTED = "game_started"
@@ -42,6 +43,8 @@ YOUR_TURN = "your_turn"
 UNDO_REQUESTED = "undo_requested"
 GAME_OVER = "game_over"
 INVITATION_RECEIVED = "invitation_received"
+# Who made an invitation, when a player did (``Reservation.by``: ``player:<id>``).
+PLAYER_BY = "player:"
 ENTRY_TYPES = (GAME_STARTED, YOUR_TURN, UNDO_REQUESTED, GAME_OVER, INVITATION_RECEIVED)
 
 DEFAULT_FEED_LENGTH = 1000
@@ -88,7 +91,7 @@ def derive(
     ``your_turn``; the states within one command's events (a conflict resolved, cards
     drawn, a turn begun) await nobody and tell nothing."""
     players = info.players
-    if not players or not events:
+    if not events:
         return []
     by_version = {event.version: event for event in events}
     last = events[-1].version
@@ -134,6 +137,22 @@ def derive(
         if state is None:  # before the start position
             continue
         ends = ends_append(event)
+        reserved = event.event
+        if isinstance(reserved, SeatReserved):  # an open seat kept for one invited player
+            held = info.reserved.get(reserved.seat)
+            actor = held.by if held is not None else str(event.metadata.get("actor", ""))
+            invited_by = actor.removeprefix(PLAYER_BY) if actor.startswith(PLAYER_BY) else None
+            entry = {
+                "type": INVITATION_RECEIVED,
+                "game_id": info.game_id,
+                "kind": info.kind,
+                "version": version,
+                "at": str(event.metadata.get("recorded_at", "")),
+                "seat": reserved.seat,
+                "invited_by": invited_by,
+            }
+            key = entry_key(info.game_id, version, INVITATION_RECEIVED, reserved.seat)
+            found.append(Derived(reserved.player, key, entry))
         if version < info.start_version or waiting(version):
             if ends:
                 awaited_before = rules.awaited(state)
@@ -202,7 +221,7 @@ class PlayerFeeds:
         info = self._queries.game_info(game_id)
         done = self.store.projected(game_id)
         written: dict[str, list[int]] = {}
-        if not info.players:
+        if not info.players and not info.reserved:
             self.store.project_to(game_id, info.version)
             return written
         rules = self._repository.rules(info.kind)

@@ -180,8 +180,8 @@ def enqueue_deliveries(
 
 def enqueue_projection(queue: Queue, settings: JobSettings, game: LoadedGame) -> bool:
     """Enqueue the projection of ``game``'s new versions into its players' feeds (nothing
-    for a game without a seat bound to a player): one job per game and version."""
-    if not game.info.players:
+    for a game without a seat bound to or kept for a player): one job per game and version."""
+    if not game.info.players and not game.info.reserved:
         return False
     job = enqueue_once(
         queue, settings, PROJECT_FEED, f"feed-{game.game_id}-{game.version}", game.game_id

@@ -323,6 +323,43 @@ def test_an_invitation_reaches_the_invited_players_feed_once(
     assert all(e["type"] != "invitation_received" for e in feed(client, ann["key"])["items"])
 
 
+def test_an_invitation_made_through_the_api_reaches_only_the_invited_players_feed(
+    client: FlaskClient, jobs: Jobs
+) -> None:
+    # given Ann's card game with an open seat, and Bob and Cy
+    ann = make_player(client, "Ann")
+    bob = make_player(client, "Bob")
+    cy = make_player(client, "Cy")
+    seat = {"type": "player", "player": ann["player_id"]}
+    game_id, _ = create_game(client, "cards", [seat, {"type": "open"}], ann["key"])
+    # when Ann invites Bob to the open seat and the jobs run (twice: a retried projection)
+    invited = client.post(
+        f"/games/{game_id}/seats/1/invitation",
+        json={"player": bob["player_id"]},
+        headers=auth(ann["key"]),
+    )
+    assert invited.status_code == 201, invited.get_json()
+    jobs.run()
+    jobs.run()
+    # then Bob's feed holds one invitation_received naming the game, the seat and Ann
+    entries = [e for e in feed(client, bob["key"])["items"] if e["type"] == "invitation_received"]
+    assert [(e["game_id"], e["seat"], e["invited_by"]) for e in entries] == [
+        (game_id, 1, ann["player_id"])
+    ]
+    assert set(entries[0]) <= ENTRY_KEYS and "invitation" not in entries[0]
+    # and neither Ann's feed nor Cy's has it
+    for other in (ann, cy):
+        assert all(e["type"] != "invitation_received" for e in feed(client, other["key"])["items"])
+    # and when Bob claims the seat with his key, his feed tells the game's start
+    claimed = client.post(
+        f"/invitations/{invited.get_json()['code']}", json={}, headers=auth(bob["key"])
+    )
+    assert claimed.status_code in (200, 201), claimed.get_json()
+    jobs.run()
+    types = [e["type"] for e in feed(client, bob["key"])["items"]]
+    assert types[0] == "invitation_received" and "game_started" in types
+
+
 def test_the_sweep_projects_what_a_lost_projection_job_left(
     client: FlaskClient, jobs: Jobs
 ) -> None:
