@@ -97,7 +97,10 @@ RECORD_NOTIFICATIONS = """
 window.__notes = [];
 const Real = window.Notification;
 window.Notification = class extends Real {
-  constructor(title, options) { super(title, options); window.__notes.push({ title, body: options?.body }); }
+  constructor(title, options) {
+    super(title, options);
+    window.__notes.push({ title, body: options?.body });
+  }
 };
 """
 HIDE = """hidden => {
