@@ -137,7 +137,11 @@ async function lobby() {
   } catch (error) {
     sayProblem(error);
   }
-  if (player) main.querySelector("[data-section=my-games]").dataset.player = player.player_id;
+  if (player) {
+    main.querySelector("[data-section=my-games]").dataset.player = player.player_id;
+    nameBox.after(h("p", {}, h("label", {}, t("Your player id (a friend invites you with it)"), " ",
+      h("input", { type: "text", readonly: true, value: player.player_id, "data-field": "player-id", size: 36 }))));
+  }
   await Promise.all([loadMine(myGames), loadOpen(openList, nameBox)]);
 }
 
@@ -302,7 +306,7 @@ function createForm() {
 const game = {
   id: null, info: null, map: null, seat: null, token: null, view: null, etag: null, legal: [], legalVersion: null,
   source: null, replay: null, undo: [], answered: new Set(), stream: null, busy: false,
-  events: [], eventsToken: undefined, log: null, news: null, newsSeen: 0, focusTarget: false, mine: false, notified: null,
+  events: [], eventsToken: undefined, log: null, news: null, newsSeen: 0, focusTarget: false, mine: false, notified: null, invites: {},
   fit: window.innerWidth >= 900, // a narrow screen pans a board of finger-sized squares
 };
 let queue = Promise.resolve();
@@ -436,6 +440,7 @@ function commandLabel(command) {
     case "Decline": return t("Decline");
     case "BuildShip": return t("Build the {colour} ship", { colour: colourWord(c.ship) });
     case "SwapTreasure": return t("Swap the treasure of column {c}", { c: c.column });
+    case "Resign": return t("Resign");
     default: return `${c.type} ${JSON.stringify(c)}`;
   }
 }
@@ -476,8 +481,8 @@ function render() {
     document.title = t("Waiting for players") + " · Tigris & Euphrates";
     root.append(h("section", { "data-section": "waiting" }, h("h2", {}, t("Waiting for players")),
       h("ul", {}, game.info.seats.map((seat) => h("li", {}, seat.open
-        ? h("button", { type: "button", "data-claim": `${game.id}:${seat.seat}`,
-          onclick: () => claimHere(seat.seat) }, t("Claim seat {seat}", { seat: seat.seat }))
+        ? [h("button", { type: "button", "data-claim": `${game.id}:${seat.seat}`,
+          onclick: () => claimHere(seat.seat) }, t("Claim seat {seat}", { seat: seat.seat })), game.token ? inviteForm(seat.seat) : null]
         : `${seat.name} (${t("seat {seat}", { seat: seat.seat })})`)))));
     main.replaceChildren(root);
     return;
@@ -579,6 +584,56 @@ function notifyButton() {
     onclick: async () => { await Notification.requestPermission(); render(); } }, t("Notify me when it is my turn"));
 }
 
+// An open seat reserved for one friend (POST /games/{id}/seats/{seat}/invitation, by a seat of
+// the game): the friend's player id (shown in their lobby) in, a link out, copied to the
+// clipboard and shown to copy by hand; only the friend's key redeems it.
+function inviteForm(seat) {
+  const who = h("input", { type: "text", name: `invite-${seat}`, "data-invite-player": seat, required: true,
+    maxlength: 80, "aria-label": t("The player id of the friend to invite to seat {seat}", { seat }), placeholder: t("Friend's player id") });
+  // (kept in `game.invites`: the reservation's event redraws the page)
+  const made = game.invites[seat];
+  const out = h("input", { type: "text", readonly: true, "data-invitation-link": seat, hidden: !made, value: made ?? null,
+    "aria-label": t("Invitation link for seat {seat}", { seat }) });
+  const form = h("form", { class: "invite", "data-invite-form": seat }, who, " ",
+    h("button", { type: "submit", "data-action": "invite", "data-seat": seat }, t("Copy invitation link")), " ", out);
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    try {
+      const { body } = await call("POST", `/games/${game.id}/seats/${seat}/invitation`,
+        { token: game.token, body: { player: who.value.trim() } });
+      const link = `${location.origin}/play/?invitation=${encodeURIComponent(body.code)}`;
+      game.invites[seat] = link;
+      render(); // the page as it is now, with the link shown
+      main.querySelector(`[data-invitation-link="${seat}"]`)?.select();
+      try {
+        await navigator.clipboard.writeText(link);
+        say(t("Invitation link copied."));
+      } catch {
+        say(t("Copy the invitation link shown."));
+      }
+    } catch (error) {
+      sayProblem(error);
+    }
+  });
+  return form;
+}
+
+// The page opened with an invitation link (/play/?invitation=<code>): this browser's player
+// redeems it (POST /invitations/{code}) and goes to the game.
+async function redeem(code) {
+  try {
+    player = await identity();
+    if (!player) throw new Error(t("This server makes no players: an invitation cannot be redeemed here."));
+    const { body } = await call("POST", `/invitations/${encodeURIComponent(code)}`,
+      { token: player.key, body: rememberedName() ? { name: rememberedName() } : {}, headers: { "Idempotency-Key": newKey() } });
+    holdSeat(body.game.game_id, body.seat.seat, body.seat.token ?? player.key);
+    location.replace(`/play/?game=${body.game.game_id}`);
+  } catch (error) {
+    sayProblem(error);
+    await lobby();
+  }
+}
+
 async function claimHere(seat) {
   await claim(game.id, seat, localStorage.getItem("tigris.name") || "");
 }
@@ -649,7 +704,7 @@ function controls(state) {
       section.append(h("p", { class: "hint" }, game.source ? t("Now choose a highlighted place (click, or Tab and Enter).") : t("Pick a piece, then where it goes.")));
     }
   }
-  const others = game.legal.filter((c) => !PLACING[state.kind].has(c.type));
+  const others = game.legal.filter((c) => !PLACING[state.kind].has(c.type) && c.type !== "Resign");
   const swaps = others.filter((c) => c.type === "SwapTiles");
   const prompts = others.filter((c) => c.type !== "SwapTiles");
   if (prompts.length) {
@@ -663,7 +718,34 @@ function controls(state) {
     section.append(h("details", { "data-swaps": swaps.length }, h("summary", {}, t("Swap tiles with the bag…")),
       swaps.map((c) => h("button", { type: "button", "data-command": JSON.stringify(c), onclick: () => send(c) }, commandLabel(c)))));
   }
+  if (game.token && game.seat !== null && !state.over) {
+    section.append(h("p", { class: "resign" }, h("button", { type: "button", "data-action": "resign", onclick: resign }, t("Resign…"))));
+  }
   return section;
+}
+
+// Resigning (the games' `Resign` command: the seat ranks last; see DECISIONS.md) after a
+// confirmation; a player key names its seat (it may hold more than one of the game).
+async function resign() {
+  if (!window.confirm(t("Resign this game? Your seat ranks last, and this cannot be undone."))) return;
+  const byPlayer = game.token === storedPlayer()?.key;
+  await send(byPlayer ? { type: "Resign", seat: game.seat } : { type: "Resign" });
+}
+
+// A rematch of the finished game (POST /games/{id}/rematch): the first asker makes it (the
+// same kind, options and players), later ones get that same game; the page goes there,
+// holding the new seat's token, or the player key for a seat bound to the player.
+async function rematch() {
+  try {
+    const { body } = await call("POST", `/games/${game.id}/rematch?seat=${game.seat}`, { token: game.token });
+    const next = body.game.game_id;
+    if (body.seat?.token) holdSeat(next, body.seat.seat, body.seat.token);
+    const me = storedPlayer();
+    if (me && game.token === me.key) holdSeat(next, game.seat, me.key);
+    location.assign(`/play/?game=${next}`);
+  } catch (error) {
+    sayProblem(error);
+  }
 }
 
 function counts(value, hiddenText = t("hidden")) {
@@ -729,7 +811,9 @@ function resultSection(state) {
         "data-place": seat.place, "data-winner": seat.winner, "data-score": JSON.stringify(seat.score) },
       h("td", {}, seat.place, seat.winner ? h("strong", {}, " ", t("winner")) : null), h("td", {}, seat.name),
       h("td", {}, Array.isArray(seat.score) ? seat.score.join(" / ") : JSON.stringify(seat.score)), h("td", {}, counts(seat.totals))))))),
-    h("p", { class: "reason" }, t("Why it ended: {reason}", { reason: result.reason })));
+    h("p", { class: "reason" }, t("Why it ended: {reason}", { reason: result.reason })),
+    game.token && game.seat !== null && !game.replay
+      ? h("p", {}, h("button", { type: "button", "data-action": "rematch", onclick: rematch }, t("Rematch"))) : null);
 }
 
 // What just happened, told: the conflicts (both sides' strengths, the winner, removals,
@@ -979,5 +1063,7 @@ languageSwitch();
 translateStatic();
 setUpDialogs();
 const gameId = new URLSearchParams(location.search).get("game");
+const invitation = new URLSearchParams(location.search).get("invitation");
 if (gameId && /^[0-9a-f]{32}$/.test(gameId)) gamePage(gameId);
+else if (invitation) redeem(invitation);
 else lobby();

@@ -13,7 +13,7 @@ import json
 from typing import Any
 
 import requests
-from playwright.sync_api import Browser, Page
+from playwright.sync_api import Browser, Dialog, Page
 
 from tests.service.api.conftest import LiveServer
 from tests.service.api.web_audit import axe_violations, grave, record_audit, screenshot
@@ -162,3 +162,134 @@ def test_a_background_tab_badges_the_title_and_notifies_when_it_becomes_your_tur
     page.evaluate(HIDE, False)
     page.wait_for_function("!document.title.startsWith('(1)')")
     context.close()
+
+
+def open_game(browser: Browser, server: LiveServer, game_id: str, seat: int, token: str) -> Page:
+    """A game's page holding one seat, in a fresh browser context."""
+    page = browser.new_context(viewport={"width": 1400, "height": 900}).new_page()
+    page.set_default_timeout(TIMEOUT_MS)
+    page.goto(f"{server.url}/play/")
+    page.evaluate(
+        "([key, seats]) => localStorage.setItem(key, seats)",
+        [f"tigris.seats.{game_id}", json.dumps({str(seat): token})],
+    )
+    page.goto(f"{server.url}/play/?game={game_id}")
+    page.wait_for_selector("[data-game] [data-section=turn]")
+    return page
+
+
+def two_named(server: LiveServer, kind: str = "board") -> tuple[str, list[str]]:
+    made = requests.post(
+        f"{server.url}/games", json={"kind": kind, "seats": ["Ann", "Bob"]}, timeout=10
+    )
+    assert made.status_code == 201, made.text
+    return made.json()["game"]["game_id"], [s["token"] for s in made.json()["seats"]]
+
+
+def test_resigning_asks_first_and_ends_a_two_seat_game(
+    browser: Browser, live_server: LiveServer
+) -> None:
+    # given a running two-seat game, seen by Ann
+    game_id, tokens = two_named(live_server)
+    page = open_game(browser, live_server, game_id, 0, tokens[0])
+    asked: list[str] = []
+
+    # when she presses "Resign…" and cancels the confirmation
+    def cancel(dialog: Dialog) -> None:
+        asked.append(dialog.message)
+        dialog.dismiss()
+
+    page.once("dialog", cancel)
+    page.click("[data-action=resign]")
+    # then nothing was sent: the game runs on
+    assert len(asked) == 1
+    assert requests.get(f"{live_server.url}/games/{game_id}", timeout=10).json()["status"] == (
+        "active"
+    )
+    # when she presses it again and confirms
+    page.once("dialog", lambda dialog: dialog.accept())
+    page.click("[data-action=resign]")
+    # then the game is over, resigned, and the final screen ranks her last
+    page.wait_for_selector("[data-section=result]")
+    assert requests.get(f"{live_server.url}/games/{game_id}", timeout=10).json()["status"] == (
+        "over"
+    )
+    last = page.locator("[data-result-seat='0']").get_attribute("data-place")
+    assert last == "2"
+    page.context.close()
+
+
+def test_a_rematch_from_the_final_screen_makes_the_linked_game(
+    browser: Browser, live_server: LiveServer
+) -> None:
+    # given a two-seat game Bob resigned, on Ann's final screen
+    game_id, tokens = two_named(live_server, "cards")
+    page = open_game(browser, live_server, game_id, 0, tokens[0])
+    resigned = requests.post(
+        f"{live_server.url}/games/{game_id}/commands",
+        json={"type": "Resign"},
+        headers={"Authorization": f"Bearer {tokens[1]}", "If-Match": "*"},
+        timeout=10,
+    )
+    assert resigned.status_code == 200, resigned.text
+    page.wait_for_selector("[data-section=result] [data-action=rematch]")
+    # when she asks for a rematch
+    page.click("[data-action=rematch]")
+    # then the page is the new game's, linked to the old one, Ann seated and Bob's seat open
+    page.wait_for_selector(f"[data-game]:not([data-game='{game_id}'])")
+    new_id = str(page.locator("[data-game]").get_attribute("data-game"))
+    old = requests.get(f"{live_server.url}/games/{game_id}", timeout=10).json()
+    assert old["rematch"] == new_id
+    page.wait_for_selector("[data-section=waiting] [data-claim]")
+    assert page.locator(f"[data-claim='{new_id}:1']").count() == 1
+    held = json.loads(page.evaluate(f"localStorage.getItem('tigris.seats.{new_id}')"))
+    assert list(held) == ["0"]
+    page.context.close()
+
+
+def test_an_invitation_link_seats_only_the_invited_friend(
+    browser: Browser, live_server: LiveServer
+) -> None:
+    contexts = [browser.new_context(viewport={"width": 1400, "height": 900}) for _ in range(2)]
+    ann, bob = (context.new_page() for context in contexts)
+    for page in (ann, bob):
+        page.set_default_timeout(TIMEOUT_MS)
+    # given Bob's lobby, which shows his player id
+    bob.goto(f"{live_server.url}/play/")
+    bob.fill("[data-field=player-name]", "Bob")
+    bob_id = bob.input_value("[data-field=player-id]")
+    assert bob_id == kept_player(bob)["player_id"]
+    # and a game Ann created in her lobby with seat 1 open
+    ann.goto(f"{live_server.url}/play/")
+    ann.wait_for_selector("[data-field=player-id]")
+    ann.fill("[data-field=player-name]", "Ann")
+    ann.click("[data-action=create-game]")
+    ann.wait_for_selector("[data-game][data-status=open] [data-section=waiting]")
+    game_id = str(ann.locator("[data-game]").get_attribute("data-game"))
+    # when Ann invites Bob's player id to seat 1
+    ann.fill("[data-invite-player='1']", bob_id)
+    ann.click("[data-action=invite][data-seat='1']")
+    link = ann.locator("[data-invitation-link='1']")
+    link.wait_for()
+    url = link.input_value()
+    assert url.startswith(f"{live_server.url}/play/?invitation=inv.")
+    # then a claim by anyone else is refused
+    refused = requests.post(
+        f"{live_server.url}/games/{game_id}/seats/1/claim", json={"name": "Eve"}, timeout=10
+    )
+    assert refused.status_code == 409, refused.text
+    # when Bob opens the link
+    bob.goto(url)
+    # then he is seated, bound to his player, and the game starts
+    bob.wait_for_selector(f"[data-game='{game_id}']:not([data-status=open]) [data-section=turn]")
+    info = requests.get(f"{live_server.url}/games/{game_id}", timeout=10).json()
+    assert info["status"] == "active"
+    assert [seat["name"] for seat in info["seats"]] == ["Ann", "Bob"]
+    mine = requests.get(
+        f"{live_server.url}/players/me/games",
+        headers={"Authorization": f"Bearer {kept_player(bob)['key']}"},
+        timeout=10,
+    ).json()["items"]
+    assert [game["game_id"] for game in mine] == [game_id]
+    for context in contexts:
+        context.close()
