@@ -36,6 +36,25 @@ export function heldGames() {
   return games.sort();
 }
 
+// This browser's player (POST /players): one key for every seat it creates or claims, made
+// once and kept in localStorage ({player_id, key}); null when the server makes no players for
+// anyone (signup by the admin only) or none was made yet.
+const PLAYER = "tigris.player";
+
+export function storedPlayer() {
+  try {
+    const found = JSON.parse(localStorage.getItem(PLAYER) || "null");
+    return found && typeof found.key === "string" && typeof found.player_id === "string" ? found : null;
+  } catch {
+    return null;
+  }
+}
+
+export function keepPlayer(player) {
+  if (player) localStorage.setItem(PLAYER, JSON.stringify({ player_id: player.player_id, key: player.key }));
+  else localStorage.removeItem(PLAYER);
+}
+
 export function newKey() {
   return crypto.randomUUID();
 }

@@ -1,7 +1,7 @@
 // The web client: the lobby (/play/) and a game's page (/play/?game=<id>), plain ES modules
 // talking to this server's API. A seat's token stays in this browser's localStorage.
 
-import { ApiError, call, heldGames, heldSeats, holdSeat, newKey } from "./api.js";
+import { ApiError, call, heldGames, heldSeats, holdSeat, keepPlayer, newKey, storedPlayer } from "./api.js";
 import { COLOURS, drawBoard, drawCards, pieceIcon, SYMBOLS, targetOf } from "./draw.js";
 import { language, LANGUAGES, loadWords, setLanguage, t } from "./i18n.js";
 
@@ -77,24 +77,133 @@ function problemText(error) {
 
 // ---------------------------------------------------------------------------- lobby
 
+const NAME = "tigris.name";
+const rememberedName = () => (localStorage.getItem(NAME) || "").trim();
+
+// This browser's player: the one kept, checked against the server (a key it no longer knows
+// is dropped), else a new one made once (POST /players). Null when the server makes players
+// for the admin only: the page then plays by seat tokens alone.
+async function identity() {
+  const kept = storedPlayer();
+  if (kept) {
+    try {
+      await call("GET", "/players/me", { token: kept.key });
+      return kept;
+    } catch (error) {
+      if (!(error instanceof ApiError) || error.status !== 401) throw error;
+      keepPlayer(null);
+    }
+  }
+  try {
+    const { body } = await call("POST", "/players", { body: { name: rememberedName() || t("Player") } });
+    keepPlayer(body);
+    return storedPlayer();
+  } catch (error) {
+    if (error instanceof ApiError && (error.status === 401 || error.status === 403)) return null;
+    throw error;
+  }
+}
+
+let player = null;
+
 async function lobby() {
   document.title = `${t("Lobby")} · Tigris & Euphrates`;
-  const nameBox = h("input", { type: "text", name: "player-name", maxlength: 40, value: localStorage.getItem("tigris.name") || "",
-    "aria-label": t("Your name"), "data-field": "player-name", placeholder: t("Your name") });
-  nameBox.addEventListener("change", () => localStorage.setItem("tigris.name", nameBox.value));
+  const nameBox = h("input", { type: "text", name: "player-name", maxlength: 40, value: rememberedName(),
+    "aria-label": t("Your name"), "data-field": "player-name", placeholder: t("Your name"), autocomplete: "nickname" });
   const openList = h("tbody", { "data-list": "open-games" });
-  const mine = heldGames();
+  const myGames = h("div", { "data-list": "my-games" }, h("p", {}, t("Loading…")));
+  const form = createForm();
+  // The name is kept as it is typed, and is the creator's seat name (seat 0's field).
+  nameBox.addEventListener("input", () => {
+    localStorage.setItem(NAME, nameBox.value);
+    const first = form.querySelector("input[name=seat-0-name]");
+    if (first && (first.dataset.fromName === "yes" || !first.value)) { first.value = nameBox.value; first.dataset.fromName = "yes"; }
+  });
   main.replaceChildren(
     h("section", {}, h("h2", {}, t("Your name")), nameBox),
+    h("section", { "data-section": "quick-start" }, h("h2", {}, t("Play now")),
+      h("button", { type: "button", "data-action": "play-bot", "data-kind": "board", onclick: () => playBot("board") }, t("Board game against a bot")),
+      " ",
+      h("button", { type: "button", "data-action": "play-bot", "data-kind": "cards", onclick: () => playBot("cards") }, t("Card game against a bot"))),
+    h("section", { "data-section": "my-games" }, h("h2", {}, t("My games")), myGames,
+      h("button", { type: "button", "data-action": "refresh-my-games", onclick: () => loadMine(myGames) }, t("Refresh"))),
     h("section", { "data-section": "open-games" }, h("h2", {}, t("Open games")),
       h("table", {}, h("thead", {}, h("tr", {}, h("th", {}, t("Game")), h("th", {}, t("Kind")), h("th", {}, t("Seats")))), openList),
       h("button", { type: "button", "data-action": "refresh-lobby", onclick: () => loadOpen(openList, nameBox) }, t("Refresh"))),
-    h("section", { "data-section": "my-games" }, h("h2", {}, t("Your games")),
-      mine.length ? h("ul", {}, mine.map((id) => h("li", {}, h("a", { href: `/play/?game=${id}`, "data-game-link": id }, id))))
-        : h("p", {}, t("None yet."))),
-    createForm(),
+    form,
   );
-  await loadOpen(openList, nameBox);
+  try {
+    player = await identity();
+  } catch (error) {
+    sayProblem(error);
+  }
+  if (player) {
+    main.querySelector("[data-section=my-games]").dataset.player = player.player_id;
+    nameBox.after(h("p", {}, h("label", {}, t("Your player id (a friend invites you with it)"), " ",
+      h("input", { type: "text", readonly: true, value: player.player_id, "data-field": "player-id", size: 36 }))));
+  }
+  await Promise.all([loadMine(myGames), loadOpen(openList, nameBox)]);
+}
+
+// "My games": the player's games from the server (GET /players/me/games), each with a "your
+// turn" badge when one of its seats is awaited, then the games this browser holds seat tokens
+// of that are not bound to the player. The title counts the games awaiting the player.
+async function loadMine(list) {
+  let items = [];
+  if (player) {
+    try {
+      items = (await call("GET", "/players/me/games?limit=50", { token: player.key })).body.items;
+    } catch (error) {
+      sayProblem(error);
+    }
+  }
+  const known = new Set(items.map((game) => game.game_id));
+  const rows = items.map((game) => {
+    // The key plays every seat bound to the player: the game's page finds it as a held seat.
+    const held = heldSeats(game.game_id);
+    for (const seat of game.my_seats) if (!(seat in held)) holdSeat(game.game_id, seat, player.key);
+    const names = game.seats.map((seat) => seat.open ? t("open seat") : seat.name).join(", ");
+    return h("li", { "data-my-game": game.game_id, "data-status": game.status },
+      h("a", { href: `/play/?game=${game.game_id}`, "data-game-link": game.game_id },
+        `${game.kind === "board" ? t("Board game") : t("Card game")} ${game.game_id.slice(0, 8)}`),
+      ` · ${names} · ${statusWord(game.status)}`,
+      game.awaiting_me ? h("strong", { class: "badge your-turn", "data-badge": "your-turn" }, t("Your turn")) : null);
+  });
+  for (const id of heldGames()) {
+    if (!known.has(id)) rows.push(h("li", { "data-my-game": id }, h("a", { href: `/play/?game=${id}`, "data-game-link": id }, id.slice(0, 8))));
+  }
+  list.replaceChildren(rows.length ? h("ul", { class: "my-games" }, rows) : h("p", {}, t("None yet.")));
+  const waiting = items.filter((game) => game.awaiting_me).length;
+  document.title = `${waiting ? `(${waiting}) ` : ""}${t("Lobby")} · Tigris & Euphrates`;
+}
+
+const statusWord = (status) => ({ open: t("waiting for players"), active: t("running"), over: t("over") })[status] ?? status;
+
+// One click: a two-seat game of the kind, this browser's player against the greedy bot.
+async function playBot(kind) {
+  const me = playerSeat(rememberedName());
+  await createGame({ kind, seats: [me, { bot: "greedy", think_ms: 500 }], options: {} });
+}
+
+// The creator's seat: bound to this browser's player when there is one (its key plays it),
+// else a named seat (its token comes back).
+function playerSeat(name) {
+  if (player) return name ? { type: "player", player: player.player_id, name } : { type: "player", player: player.player_id, name: t("Player 1") };
+  return name || t("Player 1");
+}
+
+async function createGame(body) {
+  try {
+    const { body: made } = await call("POST", "/games", { body, token: player?.key ?? null,
+      headers: { "Idempotency-Key": newKey() } });
+    for (const seat of made.seats) {
+      if (seat.token) holdSeat(made.game.game_id, seat.seat, seat.token);
+      else if (player && seat.player === player.player_id) holdSeat(made.game.game_id, seat.seat, player.key);
+    }
+    location.assign(`/play/?game=${made.game.game_id}`);
+  } catch (error) {
+    sayProblem(error);
+  }
 }
 
 async function loadOpen(list, nameBox) {
@@ -114,8 +223,10 @@ async function loadOpen(list, nameBox) {
 
 async function claim(gameId, seat, name) {
   try {
+    // With this browser's player key the seat is bound to the player (its "my games").
     const { body } = await call("POST", `/games/${gameId}/seats/${seat}/claim`,
-      { body: { name: name.trim() || `Player ${seat + 1}` }, headers: { "Idempotency-Key": newKey() } });
+      { body: { name: name.trim() || `Player ${seat + 1}` }, token: storedPlayer()?.key ?? null,
+        headers: { "Idempotency-Key": newKey() } });
     holdSeat(gameId, body.seat.seat, body.seat.token);
     location.assign(`/play/?game=${gameId}`);
   } catch (error) {
@@ -139,7 +250,10 @@ function seatRow(i) {
       value: 500, style: "width:6em", "aria-label": `Seat ${i} think time (ms)` }), " ms"));
   type.addEventListener("change", () => { botFields.hidden = type.value !== "bot"; });
   return h("div", { "data-seat-row": i },
-    h("label", {}, `Seat ${i}: `, h("input", { type: "text", name: `seat-${i}-name`, maxlength: 40, placeholder: "name" })),
+    h("label", {}, `Seat ${i}: `, h("input", { type: "text", name: `seat-${i}-name`, maxlength: 40, placeholder: "name",
+      // The creator's seat takes the remembered name (until a name is typed into it).
+      value: i === 0 ? rememberedName() : null, "data-from-name": i === 0 ? "yes" : null,
+      oninput: (event) => { event.target.dataset.fromName = "no"; } })),
     " ", type, botFields);
 }
 
@@ -153,7 +267,7 @@ function seatSpec(form, i) {
       const bot = { bot: form.elements[`seat-${i}-bot`].value, think_ms: Math.max(0, Math.min(10000, Math.round(think))) };
       return name ? { ...bot, name } : bot;
     }
-    default: return name || `Player ${i + 1}`;
+    default: return i === 0 ? playerSeat(name) : name || `Player ${i + 1}`;
   }
 }
 
@@ -182,14 +296,7 @@ function createForm() {
     const seats = Array.from({ length: Number(count.value) }, (_, i) => seatSpec(form, i));
     const chosen = {};
     for (const box of options.querySelectorAll("[data-option]")) chosen[box.dataset.option] = box.checked;
-    try {
-      const { body } = await call("POST", "/games", { body: { kind: kind.value, seats, options: chosen },
-        headers: { "Idempotency-Key": newKey() } });
-      for (const seat of body.seats) if (seat.token) holdSeat(body.game.game_id, seat.seat, seat.token);
-      location.assign(`/play/?game=${body.game.game_id}`);
-    } catch (error) {
-      sayProblem(error);
-    }
+    await createGame({ kind: kind.value, seats, options: chosen });
   });
   return h("section", { "data-section": "create-game" }, form);
 }
@@ -199,7 +306,7 @@ function createForm() {
 const game = {
   id: null, info: null, map: null, seat: null, token: null, view: null, etag: null, legal: [], legalVersion: null,
   source: null, replay: null, undo: [], answered: new Set(), stream: null, busy: false,
-  events: [], eventsToken: undefined, log: null, news: null, newsSeen: 0, focusTarget: false,
+  events: [], eventsToken: undefined, log: null, news: null, newsSeen: 0, focusTarget: false, mine: false, notified: null, invites: {},
   fit: window.innerWidth >= 900, // a narrow screen pans a board of finger-sized squares
 };
 let queue = Promise.resolve();
@@ -333,6 +440,7 @@ function commandLabel(command) {
     case "Decline": return t("Decline");
     case "BuildShip": return t("Build the {colour} ship", { colour: colourWord(c.ship) });
     case "SwapTreasure": return t("Swap the treasure of column {c}", { c: c.column });
+    case "Resign": return t("Resign");
     default: return `${c.type} ${JSON.stringify(c)}`;
   }
 }
@@ -373,8 +481,8 @@ function render() {
     document.title = t("Waiting for players") + " · Tigris & Euphrates";
     root.append(h("section", { "data-section": "waiting" }, h("h2", {}, t("Waiting for players")),
       h("ul", {}, game.info.seats.map((seat) => h("li", {}, seat.open
-        ? h("button", { type: "button", "data-claim": `${game.id}:${seat.seat}`,
-          onclick: () => claimHere(seat.seat) }, t("Claim seat {seat}", { seat: seat.seat }))
+        ? [h("button", { type: "button", "data-claim": `${game.id}:${seat.seat}`,
+          onclick: () => claimHere(seat.seat) }, t("Claim seat {seat}", { seat: seat.seat })), game.token ? inviteForm(seat.seat) : null]
         : `${seat.name} (${t("seat {seat}", { seat: seat.seat })})`)))));
     main.replaceChildren(root);
     return;
@@ -382,8 +490,9 @@ function render() {
   const live = game.view.state;
   const shown = game.replay ? game.replay.state : live;
   const mine = !game.replay && !live.over && game.seat !== null && live.pending.awaiting.includes(game.seat);
-  // A badge in the title when this seat is awaited (seen from a background tab too).
-  document.title = `${mine ? "● " + t("Your move") + " · " : ""}${t("Game {id}", { id: game.id.slice(0, 8) })} · Tigris & Euphrates`;
+  // A badge in the title when this seat is awaited, "(1)" first while the tab is in the
+  // background, and a notification then (once per version) if the player allowed them.
+  yourTurn(mine);
   const focused = document.activeElement?.dataset?.target ?? document.activeElement?.dataset?.rack ?? null;
   const picture = h("div", { class: `picture ${game.fit ? "fit" : "zoom"}`, "data-section": "picture", tabindex: 0, role: "region",
     "aria-label": live.kind === "board" ? t("The board") : t("The card display"),
@@ -449,6 +558,82 @@ function lastMove(state) {
   return places;
 }
 
+function gameTitle(mine) {
+  const away = mine && document.hidden ? "(1) " : "";
+  return `${away}${mine ? "● " + t("Your move") + " · " : ""}${t("Game {id}", { id: game.id.slice(0, 8) })} · Tigris & Euphrates`;
+}
+
+function yourTurn(mine) {
+  game.mine = mine;
+  document.title = gameTitle(mine);
+  const version = game.view?.version;
+  if (!mine || !document.hidden || game.notified === version) return;
+  game.notified = version;
+  if (!("Notification" in window) || Notification.permission !== "granted") return;
+  const note = new Notification(t("Your move"), { body: t("Game {id}", { id: game.id.slice(0, 8) }), tag: `tigris-${game.id}` });
+  note.addEventListener("click", () => { window.focus(); note.close(); });
+}
+
+// Back in the tab: the "(1)" goes.
+document.addEventListener("visibilitychange", () => { if (game.view) document.title = gameTitle(game.mine); });
+
+// Notifications are asked for only when the player presses this button (never on load).
+function notifyButton() {
+  if (!("Notification" in window) || Notification.permission !== "default") return null;
+  return h("button", { type: "button", "data-action": "allow-notifications",
+    onclick: async () => { await Notification.requestPermission(); render(); } }, t("Notify me when it is my turn"));
+}
+
+// An open seat reserved for one friend (POST /games/{id}/seats/{seat}/invitation, by a seat of
+// the game): the friend's player id (shown in their lobby) in, a link out, copied to the
+// clipboard and shown to copy by hand; only the friend's key redeems it.
+function inviteForm(seat) {
+  const who = h("input", { type: "text", name: `invite-${seat}`, "data-invite-player": seat, required: true,
+    maxlength: 80, "aria-label": t("The player id of the friend to invite to seat {seat}", { seat }), placeholder: t("Friend's player id") });
+  // (kept in `game.invites`: the reservation's event redraws the page)
+  const made = game.invites[seat];
+  const out = h("input", { type: "text", readonly: true, "data-invitation-link": seat, hidden: !made, value: made ?? null,
+    "aria-label": t("Invitation link for seat {seat}", { seat }) });
+  const form = h("form", { class: "invite", "data-invite-form": seat }, who, " ",
+    h("button", { type: "submit", "data-action": "invite", "data-seat": seat }, t("Copy invitation link")), " ", out);
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    try {
+      const { body } = await call("POST", `/games/${game.id}/seats/${seat}/invitation`,
+        { token: game.token, body: { player: who.value.trim() } });
+      const link = `${location.origin}/play/?invitation=${encodeURIComponent(body.code)}`;
+      game.invites[seat] = link;
+      render(); // the page as it is now, with the link shown
+      main.querySelector(`[data-invitation-link="${seat}"]`)?.select();
+      try {
+        await navigator.clipboard.writeText(link);
+        say(t("Invitation link copied."));
+      } catch {
+        say(t("Copy the invitation link shown."));
+      }
+    } catch (error) {
+      sayProblem(error);
+    }
+  });
+  return form;
+}
+
+// The page opened with an invitation link (/play/?invitation=<code>): this browser's player
+// redeems it (POST /invitations/{code}) and goes to the game.
+async function redeem(code) {
+  try {
+    player = await identity();
+    if (!player) throw new Error(t("This server makes no players: an invitation cannot be redeemed here."));
+    const { body } = await call("POST", `/invitations/${encodeURIComponent(code)}`,
+      { token: player.key, body: rememberedName() ? { name: rememberedName() } : {}, headers: { "Idempotency-Key": newKey() } });
+    holdSeat(body.game.game_id, body.seat.seat, body.seat.token ?? player.key);
+    location.replace(`/play/?game=${body.game.game_id}`);
+  } catch (error) {
+    sayProblem(error);
+    await lobby();
+  }
+}
+
 async function claimHere(seat) {
   await claim(game.id, seat, localStorage.getItem("tigris.name") || "");
 }
@@ -460,6 +645,7 @@ function turnSection(state) {
     h("p", {}, t("Turn {turn}.", { turn: state.turn }), " ", game.seat === null ? t("You are watching.")
       : t("You play {name} (seat {seat}).", { name: seatName(state, game.seat), seat: game.seat })),
     h("p", { class: mine && !game.replay ? "prompt your-move" : "" }, mine && !game.replay ? h("strong", {}, t("Your move.") + " ") : null, decisionText(state)),
+    game.seat === null || state.over ? null : notifyButton(),
     h("p", { "data-supplies": "" }, state.kind === "board"
       ? t("Bag: {bag} tiles. Treasures on the board: {treasures}. Monuments unbuilt: {monuments}.",
         { bag: state.bag_size, treasures: state.treasures.length, monuments: state.unbuilt_monuments.length })
@@ -518,7 +704,7 @@ function controls(state) {
       section.append(h("p", { class: "hint" }, game.source ? t("Now choose a highlighted place (click, or Tab and Enter).") : t("Pick a piece, then where it goes.")));
     }
   }
-  const others = game.legal.filter((c) => !PLACING[state.kind].has(c.type));
+  const others = game.legal.filter((c) => !PLACING[state.kind].has(c.type) && c.type !== "Resign");
   const swaps = others.filter((c) => c.type === "SwapTiles");
   const prompts = others.filter((c) => c.type !== "SwapTiles");
   if (prompts.length) {
@@ -532,7 +718,34 @@ function controls(state) {
     section.append(h("details", { "data-swaps": swaps.length }, h("summary", {}, t("Swap tiles with the bag…")),
       swaps.map((c) => h("button", { type: "button", "data-command": JSON.stringify(c), onclick: () => send(c) }, commandLabel(c)))));
   }
+  if (game.token && game.seat !== null && !state.over) {
+    section.append(h("p", { class: "resign" }, h("button", { type: "button", "data-action": "resign", onclick: resign }, t("Resign…"))));
+  }
   return section;
+}
+
+// Resigning (the games' `Resign` command: the seat ranks last; see DECISIONS.md) after a
+// confirmation; a player key names its seat (it may hold more than one of the game).
+async function resign() {
+  if (!window.confirm(t("Resign this game? Your seat ranks last, and this cannot be undone."))) return;
+  const byPlayer = game.token === storedPlayer()?.key;
+  await send(byPlayer ? { type: "Resign", seat: game.seat } : { type: "Resign" });
+}
+
+// A rematch of the finished game (POST /games/{id}/rematch): the first asker makes it (the
+// same kind, options and players), later ones get that same game; the page goes there,
+// holding the new seat's token, or the player key for a seat bound to the player.
+async function rematch() {
+  try {
+    const { body } = await call("POST", `/games/${game.id}/rematch?seat=${game.seat}`, { token: game.token });
+    const next = body.game.game_id;
+    if (body.seat?.token) holdSeat(next, body.seat.seat, body.seat.token);
+    const me = storedPlayer();
+    if (me && game.token === me.key) holdSeat(next, game.seat, me.key);
+    location.assign(`/play/?game=${next}`);
+  } catch (error) {
+    sayProblem(error);
+  }
 }
 
 function counts(value, hiddenText = t("hidden")) {
@@ -598,7 +811,9 @@ function resultSection(state) {
         "data-place": seat.place, "data-winner": seat.winner, "data-score": JSON.stringify(seat.score) },
       h("td", {}, seat.place, seat.winner ? h("strong", {}, " ", t("winner")) : null), h("td", {}, seat.name),
       h("td", {}, Array.isArray(seat.score) ? seat.score.join(" / ") : JSON.stringify(seat.score)), h("td", {}, counts(seat.totals))))))),
-    h("p", { class: "reason" }, t("Why it ended: {reason}", { reason: result.reason })));
+    h("p", { class: "reason" }, t("Why it ended: {reason}", { reason: result.reason })),
+    game.token && game.seat !== null && !game.replay
+      ? h("p", {}, h("button", { type: "button", "data-action": "rematch", onclick: rematch }, t("Rematch"))) : null);
 }
 
 // What just happened, told: the conflicts (both sides' strengths, the winner, removals,
@@ -848,5 +1063,7 @@ languageSwitch();
 translateStatic();
 setUpDialogs();
 const gameId = new URLSearchParams(location.search).get("game");
+const invitation = new URLSearchParams(location.search).get("invitation");
 if (gameId && /^[0-9a-f]{32}$/.test(gameId)) gamePage(gameId);
+else if (invitation) redeem(invitation);
 else lobby();

@@ -386,11 +386,15 @@ def test_a_consented_undo_asked_in_one_page_and_approved_in_the_other(
     assert "I misplaced a tile" in answerer.locator("[data-undo-question]").inner_text()
     answerer.click("[data-action=approve-undo]")
     then = api(live_server, f"/games/{game_id}/states/{to_version}")
-    now = api(live_server, f"/games/{game_id}/state")
-    deadline = time.monotonic() + 30  # the click's request may still be on its way
-    while now["version"] <= before_undo["version"] and time.monotonic() < deadline:
+    # (the click's request may still be on its way; the request itself is an event, so a
+    # newer version alone does not mean the revert is in: wait for its GameReverted)
+    deadline = time.monotonic() + 30
+    after = f"/games/{game_id}/events?after={before_undo['version']}"
+    while time.monotonic() < deadline:
+        if any(e["type"] == "service.GameReverted" for e in api(live_server, after)["items"]):
+            break
         time.sleep(0.1)
-        now = api(live_server, f"/games/{game_id}/state")
+    now = api(live_server, f"/games/{game_id}/state")
     assert now["version"] > before_undo["version"]
     assert board_of(now["state"]) == board_of(then["state"])
     assert board_of(now["state"]) != board_of(before_undo["state"])
