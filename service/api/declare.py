@@ -45,6 +45,17 @@ def seat_number(**more: Any) -> JSON:
     return {"type": "integer", "minimum": 0, "maximum": seat_range()[1] - 1, **more}
 
 
+def seat_path(description: str) -> JSON:
+    """The ``{seat}`` path parameter of a route, described for its operation."""
+    return {
+        "name": "seat",
+        "in": "path",
+        "required": True,
+        "description": description,
+        "schema": seat_number(),
+    }
+
+
 F = TypeVar("F", bound=Callable[..., Any])
 ATTRIBUTE = "__openapi__"
 # Request bodies' examples that name a game (no service module names one), by operationId:

@@ -18,7 +18,7 @@ from service.api.declare import (
     ok,
     operation,
     query,
-    seat_number,
+    seat_path,
 )
 from service.api.http import (
     command_meta,
@@ -281,15 +281,7 @@ def list_games() -> Response:
     ),
     security=[],
     parameters=["IdempotencyKey", "XRequestId", "PreferMinimal", "AcceptLanguage"],
-    path_parameters=[
-        {
-            "name": "seat",
-            "in": "path",
-            "required": True,
-            "description": "The open seat to claim (0-3).",
-            "schema": seat_number(),
-        }
-    ],
+    path_parameters=[seat_path("The open seat to claim (0-3).")],
     request_body=body(SeatClaimSchema, example={"name": "Bob"}),
     responses={
         201: ok(
@@ -381,15 +373,7 @@ def claim_seat(game_id: str, seat: int) -> Response:
     ),
     security=[{"bearerAuth": []}],
     parameters=["XRequestId", "AcceptLanguage"],
-    path_parameters=[
-        {
-            "name": "seat",
-            "in": "path",
-            "required": True,
-            "description": "The caller's seat, to leave (0-3).",
-            "schema": seat_number(),
-        }
-    ],
+    path_parameters=[seat_path("The caller's seat, to leave (0-3).")],
     responses={
         200: ok(
             "Left: the seat is open again.",
@@ -470,14 +454,6 @@ def create_rematch(game_id: str) -> Response:
     return response
 
 
-SEAT_PATH = {
-    "name": "seat",
-    "in": "path",
-    "required": True,
-    "description": "An open seat of the game (0-3).",
-}
-
-
 def inviter(caller: Caller) -> str:
     """Who makes (and may revoke) an invitation: the admin, a player (by id, whichever of its
     seats it acts as) or a seat's token."""
@@ -508,7 +484,7 @@ def inviter(caller: Caller) -> str:
     ),
     security=[{"bearerAuth": []}],
     parameters=["XRequestId"],
-    path_parameters=[{**SEAT_PATH, "schema": seat_number()}],
+    path_parameters=[seat_path("An open seat of the game (0-3).")],
     request_body=body(
         InvitationCreateSchema, example={"player": "5f2b7c1e9a0d4e6f8b3c2a1d0e9f8a7b"}
     ),
@@ -562,7 +538,7 @@ def create_invitation(game_id: str, seat: int) -> Response:
     ),
     security=[{"bearerAuth": []}],
     parameters=["XRequestId"],
-    path_parameters=[{**SEAT_PATH, "schema": seat_number()}],
+    path_parameters=[seat_path("An open seat of the game (0-3).")],
     responses={204: {"description": "Revoked."}},
     problems=["RateLimited", "BadRequest", "Unauthorized", "Forbidden", "NotFound"],
 )
