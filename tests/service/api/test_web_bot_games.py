@@ -7,11 +7,13 @@ phone's width (390 px) and a card game at a laptop's (1,400 px): no sideways scr
 of the human's turns; each ``ConflictResolved`` event, read afterwards through the API, was
 announced in the page's news panel with its version, strengths, winner and the API's words.
 
-A whole game by clicking takes a few hundred commands (minutes on a loaded 2-core machine),
-so each game is played from its start until ``CONFLICTS`` conflicts have been announced and
-then the human resigns with the page's "Resign…" button to reach the final screen (the
-two-player test of test_web_client.py plays whole games). Screenshots go to
-``var/screenshots/`` (ignored by git)."""
+Each game is played to the end its rules give it (a board game against the greedy bot is
+about 60 clicks and 40-55 s, a card game usually about 120 clicks and 60-70 s, on a loaded
+2-core machine). A card game can also run on for a thousand versions and more, so after
+``MAX_CLICKS`` of the human's clicks the human resigns with the page's "Resign…" button to
+reach the final screen. The bot seeds its decisions from the game's id, so each run is
+another game: the test asks for at least one conflict, and every one the game had is
+checked. Screenshots go to ``var/screenshots/`` (ignored by git)."""
 
 from __future__ import annotations
 
@@ -38,9 +40,9 @@ from tests.service.api.test_web_client import (  # noqa: F401 (bot_server is a f
 from tests.service.api.web_audit import no_sideways_scroll, screenshot
 
 TIMEOUT_MS = 20_000
-CONFLICTS = 2  # conflicts announced and checked before the human resigns
-MAX_MOVES = 400  # a bound on the human's clicks (and the bot's turns waited for)
-HARD_CAP_S = 240  # a bound on the whole game, far above the ~60 s it takes idle
+MAX_CLICKS = 150  # then the human resigns (a whole game is usually 60-130 clicks)
+MAX_STEPS = 800  # a bound on the human's clicks and the bot's turns waited for
+HARD_CAP_S = 300  # a bound on the whole game (40-90 s on a loaded machine)
 SEEDS = {"board": 2, "cards": 3}
 
 
@@ -97,14 +99,14 @@ def told_conflicts(page: Page) -> int:
 
 def play_against_the_bot(server: LiveServer, game_id: str, page: Page) -> dict[str, int]:
     """The human (seat 0) clicks its moves, the bot's come from the worker, until the game
-    is over or ``CONFLICTS`` conflicts were told, then the human resigns by clicking.
-    Sideways scroll is checked at each of the human's turns. Bounded by ``MAX_MOVES``
-    steps and ``HARD_CAP_S`` seconds; each failure says where the game stood."""
+    is over, or the human resigns after ``MAX_CLICKS`` clicks. Sideways scroll is checked
+    at each of the human's turns. Bounded by ``MAX_STEPS`` steps and ``HARD_CAP_S``
+    seconds; each failure says where the game stood."""
     rng = random.Random(20261127)
     used: set[str] = set()
     deadline = time.monotonic() + HARD_CAP_S
-    figures = {"clicked": 0, "waited_for_bot": 0, "checked_widths": 0}
-    for _ in range(MAX_MOVES):
+    figures = {"clicked": 0, "waited_for_bot": 0, "checked_widths": 0, "resigned": 0}
+    for _ in range(MAX_STEPS):
         pending = api(server, f"/games/{game_id}/pending")
         version = pending["version"]
         if pending["over"]:
@@ -118,10 +120,11 @@ def play_against_the_bot(server: LiveServer, game_id: str, page: Page) -> dict[s
             ready(page, version)
             assert no_sideways_scroll(page), f"sideways scroll at version {version}"
             figures["checked_widths"] += 1
-            if told_conflicts(page) >= CONFLICTS:
+            if figures["clicked"] >= MAX_CLICKS:
                 page.once("dialog", lambda dialog: dialog.accept())
                 page.click("[data-section=controls] [data-action=resign]")
                 page.wait_for_selector("[data-section=result] [data-result-seat]")
+                figures["resigned"] = 1
                 return figures
             choice = move(page, rng, used)
             figures["clicked"] += 1
@@ -142,7 +145,7 @@ def play_against_the_bot(server: LiveServer, game_id: str, page: Page) -> dict[s
             except PlaywrightTimeout:
                 pytest.fail(f"the bot did not move in 60 s at version {version}")
             figures["waited_for_bot"] += 1
-    pytest.fail(f"no end in {MAX_MOVES} steps ({figures}, {told_conflicts(page)} told)")
+    pytest.fail(f"no end in {MAX_STEPS} steps ({figures}, {told_conflicts(page)} told)")
 
 
 def check_the_end_and_the_conflicts(
@@ -162,7 +165,7 @@ def check_the_end_and_the_conflicts(
     # each conflict of the events was told in the news panel: its version, both sides'
     # strengths, the winner and the API's words for it
     conflicts = [e for e in events if e["type"] == f"{kind}.ConflictResolved"]
-    assert len(conflicts) >= CONFLICTS, f"{len(conflicts)} conflicts in the events"
+    assert conflicts, f"a game without a conflict checks no announcement: {result['reason']}"
     told = page.locator("[data-news] [data-announce=ConflictResolved]")
     shown_then = [
         (
@@ -182,7 +185,6 @@ def check_the_end_and_the_conflicts(
         )
         for e in conflicts
     ]
-    assert len(shown_then) >= CONFLICTS
     assert page.locator("[data-news] [data-announce=GameEnded]").count() == 1
     assert no_sideways_scroll(page), "sideways scroll on the final screen"
 
@@ -194,8 +196,8 @@ def test_a_board_game_against_a_server_bot_is_played_to_its_end_by_clicking_on_a
     # given a seeded board game of Ann against the greedy server bot, on a 390 px phone
     game_id, token = bot_game(bot_server, "board", "greedy")
     page = open_page(game_id, 0, token, 390)
-    # when Ann clicks her moves from the page's highlighted targets until two conflicts
-    # were told, then resigns with the page's button
+    # when Ann clicks her moves from the page's highlighted targets until the game ends
+    # (or resigns after MAX_CLICKS clicks)
     figures = play_against_the_bot(bot_server, game_id, page)
     # then the final screen shows the API's result, each conflict was told as the events
     # have it, and the page never scrolled sideways
@@ -211,7 +213,7 @@ def test_a_card_game_against_a_server_bot_is_played_to_its_end_by_clicking(
     # given a seeded card game of Ann against the greedy server bot, on a 1,400 px laptop
     game_id, token = bot_game(bot_server, "cards", "greedy")
     page = open_page(game_id, 0, token, 1400)
-    # when Ann clicks her moves until two conflicts were told, then resigns
+    # when Ann clicks her moves until the game ends (or resigns after MAX_CLICKS clicks)
     figures = play_against_the_bot(bot_server, game_id, page)
     # then the final screen shows the API's result and each conflict was told
     assert figures["clicked"] > 0 and figures["waited_for_bot"] > 0, figures
