@@ -12,8 +12,9 @@ about 60 clicks and 40-55 s, a card game usually about 120 clicks and 60-70 s, o
 2-core machine). A card game can also run on for a thousand versions and more, so after
 ``MAX_CLICKS`` of the human's clicks the human resigns with the page's "Resign…" button to
 reach the final screen. The bot seeds its decisions from the game's id, so each run is
-another game: the test asks for at least one conflict, and every one the game had is
-checked. Screenshots go to ``var/screenshots/`` (ignored by git)."""
+another game: every conflict it had is checked, and none told that it did not have (a game
+without a conflict is possible, if rare; the seeded two-player games of ``test_web_client``
+always have some). Screenshots go to ``var/screenshots/`` (ignored by git)."""
 
 from __future__ import annotations
 
@@ -165,7 +166,6 @@ def check_the_end_and_the_conflicts(
     # each conflict of the events was told in the news panel: its version, both sides'
     # strengths, the winner and the API's words for it
     conflicts = [e for e in events if e["type"] == f"{kind}.ConflictResolved"]
-    assert conflicts, f"a game without a conflict checks no announcement: {result['reason']}"
     told = page.locator("[data-news] [data-announce=ConflictResolved]")
     shown_then = [
         (
