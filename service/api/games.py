@@ -381,7 +381,15 @@ def claim_seat(game_id: str, seat: int) -> Response:
             headers={"ETag": "ETag", "Content-Language": "ContentLanguage"},
         )
     },
-    problems=["RateLimited", "BadRequest", "Unauthorized", "Forbidden", "NotFound", "Conflict"],
+    problems=[
+        "RateLimited",
+        "BadRequest",
+        "Unauthorized",
+        "Forbidden",
+        "NotFound",
+        "Conflict",
+        "Unavailable",
+    ],
 )
 def leave_seat(game_id: str, seat: int) -> Response:
     """The caller's ``seat`` leaves ``game_id`` before it starts (its tokens revoked)."""
@@ -434,7 +442,15 @@ def leave_seat(game_id: str, seat: int) -> Response:
         ),
         200: ok("The rematch, made by an earlier request.", "Rematch"),
     },
-    problems=["RateLimited", "BadRequest", "Unauthorized", "Forbidden", "NotFound", "Conflict"],
+    problems=[
+        "RateLimited",
+        "BadRequest",
+        "Unauthorized",
+        "Forbidden",
+        "NotFound",
+        "Conflict",
+        "Unavailable",
+    ],
 )
 def create_rematch(game_id: str) -> Response:
     """The rematch of finished ``game_id``, asked for by one of its seats."""
@@ -499,6 +515,7 @@ def inviter(caller: Caller) -> str:
         "TooLarge",
         "UnsupportedMediaType",
         "Unprocessable",
+        "Unavailable",
     ],
 )
 def create_invitation(game_id: str, seat: int) -> Response:
@@ -540,7 +557,7 @@ def create_invitation(game_id: str, seat: int) -> Response:
     parameters=["XRequestId"],
     path_parameters=[seat_path("An open seat of the game (0-3).")],
     responses={204: {"description": "Revoked."}},
-    problems=["RateLimited", "BadRequest", "Unauthorized", "Forbidden", "NotFound"],
+    problems=["RateLimited", "BadRequest", "Unauthorized", "Forbidden", "NotFound", "Unavailable"],
 )
 def revoke_invitation(game_id: str, seat: int) -> Response:
     caller = caller_for(game_id)
@@ -588,6 +605,7 @@ def revoke_invitation(game_id: str, seat: int) -> Response:
         "TooLarge",
         "UnsupportedMediaType",
         "Unprocessable",
+        "Unavailable",
     ],
 )
 def redeem_invitation(code: str) -> Response:
