@@ -117,21 +117,29 @@ def move(page: Page, rng: random.Random, used: set[str]) -> str:
     targets."""
     sources = page.locator("[data-section=controls] [data-source]")
     buttons = page.locator("[data-section=controls] .prompt [data-command]")
-    offered: dict[str, Any] = {}
+    # Each choice is found again by its own attribute when clicked, never by its position:
+    # the page may draw its controls again at the same version (its legal commands
+    # arriving), and the n-th button then may be another one.
+    offered: dict[str, str] = {}
     for i in range(sources.count()):
-        offered["source " + str(sources.nth(i).get_attribute("data-source"))] = sources.nth(i)
+        value = str(sources.nth(i).get_attribute("data-source"))
+        offered["source " + value] = f"[data-section=controls] [data-source={json.dumps(value)}]"
     for i in range(buttons.count()):
-        offered["command " + str(buttons.nth(i).get_attribute("data-command"))] = buttons.nth(i)
+        value = str(buttons.nth(i).get_attribute("data-command"))
+        offered["command " + value] = (
+            f"[data-section=controls] .prompt [data-command={json.dumps(value)}]"
+        )
     keys = sorted(offered)
     preferred = [k for k in keys if not AVOIDED.search(k) and k not in used]
     choice = rng.choice(preferred or keys)
-    offered[choice].click()
+    page.locator(offered[choice]).first.click()
     if choice.startswith("source leader:"):
         used.add(choice)
     if choice.startswith("source "):
         targets = page.locator("[data-picture] [data-target]")
         targets.first.wait_for()
-        targets.nth(rng.randrange(targets.count())).click()
+        target = str(targets.nth(rng.randrange(targets.count())).get_attribute("data-target"))
+        page.locator(f"[data-picture] [data-target={json.dumps(target)}]").first.click()
     return choice
 
 
