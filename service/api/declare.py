@@ -315,6 +315,20 @@ GAME_READ_PROBLEMS: tuple[str, ...] = (
     "Forbidden",
 )
 
+# A write with a JSON body and no If-Match (a webhook, an invitation, a claim by code).
+BODY_WRITE_PROBLEMS: tuple[str, ...] = (
+    "RateLimited",
+    "BadRequest",
+    "Unauthorized",
+    "Forbidden",
+    "NotFound",
+    "Conflict",
+    "TooLarge",
+    "UnsupportedMediaType",
+    "Unprocessable",
+    "Unavailable",
+)
+
 # A seat's write to one game, with If-Match (required) and a JSON body.
 GAME_WRITE_PROBLEMS: tuple[str, ...] = (
     "RateLimited",

@@ -11,6 +11,7 @@ from marshmallow import ValidationError
 from service.api.auth import Caller
 from service.api.context import act_as, caller_for, services
 from service.api.declare import (
+    BODY_WRITE_PROBLEMS,
     ETAG_AS_IF_MATCH,
     GAME_READ_PROBLEMS,
     body,
@@ -505,18 +506,7 @@ def inviter(caller: Caller) -> str:
         InvitationCreateSchema, example={"player": "5f2b7c1e9a0d4e6f8b3c2a1d0e9f8a7b"}
     ),
     responses={201: ok("Reserved; the code, once.", "Invitation")},
-    problems=[
-        "RateLimited",
-        "BadRequest",
-        "Unauthorized",
-        "Forbidden",
-        "NotFound",
-        "Conflict",
-        "TooLarge",
-        "UnsupportedMediaType",
-        "Unprocessable",
-        "Unavailable",
-    ],
+    problems=BODY_WRITE_PROBLEMS,
 )
 def create_invitation(game_id: str, seat: int) -> Response:
     caller = caller_for(game_id)
@@ -595,18 +585,7 @@ def revoke_invitation(game_id: str, seat: int) -> Response:
     ],
     request_body=body(SeatClaimSchema, example={"name": "Bea"}),
     responses={201: ok("Claimed: the seat is the player's.", "SeatClaimed")},
-    problems=[
-        "RateLimited",
-        "BadRequest",
-        "Unauthorized",
-        "Forbidden",
-        "NotFound",
-        "Conflict",
-        "TooLarge",
-        "UnsupportedMediaType",
-        "Unprocessable",
-        "Unavailable",
-    ],
+    problems=BODY_WRITE_PROBLEMS,
 )
 def redeem_invitation(code: str) -> Response:
     holder = caller_for(None)

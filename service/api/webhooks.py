@@ -20,7 +20,7 @@ from marshmallow import RAISE, Schema, fields, validate
 from service.api.auth import bearer_token, is_admin
 from service.api.background import triggers
 from service.api.context import services
-from service.api.declare import body, links, ok, operation, ref
+from service.api.declare import BODY_WRITE_PROBLEMS, body, links, ok, operation, ref
 from service.api.http import json_response, load_body
 from service.api.problems import ApiProblem, conflict, forbidden, not_found, unauthorized
 from service.api.schemas import SeatNumber, StrictInteger
@@ -185,18 +185,7 @@ def _managed(game_id: str, act: Callable[[Webhooks, Subscriber], Any]) -> Any:
             ),
         )
     },
-    problems=[
-        "RateLimited",
-        "BadRequest",
-        "Unauthorized",
-        "Forbidden",
-        "NotFound",
-        "Conflict",
-        "TooLarge",
-        "UnsupportedMediaType",
-        "Unprocessable",
-        "Unavailable",
-    ],
+    problems=BODY_WRITE_PROBLEMS,
 )
 def create_webhook(game_id: str) -> Response:
     who = _who(game_id)
