@@ -38,7 +38,12 @@ from tests.service.api.test_web_client import (  # noqa: F401 (bot_server is a f
     ready,
     shown_result,
 )
-from tests.service.api.web_audit import no_sideways_scroll, screenshot
+from tests.service.api.web_audit import (
+    conflicts_of,
+    conflicts_told,
+    no_sideways_scroll,
+    screenshot,
+)
 
 TIMEOUT_MS = 20_000
 MAX_CLICKS = 150  # then the human resigns (a whole game is usually 60-130 clicks)
@@ -165,26 +170,7 @@ def check_the_end_and_the_conflicts(
     assert [e for e in events if e["actor"] == "bot:1"], "the bot made no move"
     # each conflict of the events was told in the news panel: its version, both sides'
     # strengths, the winner and the API's words for it
-    conflicts = [e for e in events if e["type"] == f"{kind}.ConflictResolved"]
-    told = page.locator("[data-news] [data-announce=ConflictResolved]")
-    shown_then = [
-        (
-            int(str(told.nth(i).get_attribute("data-event-version"))),
-            told.nth(i).get_attribute("data-strengths"),
-            told.nth(i).get_attribute("data-winner"),
-            told.nth(i).locator("[data-told]").inner_text(),
-        )
-        for i in range(told.count())
-    ]
-    assert shown_then == [
-        (
-            e["version"],
-            f"{e['data']['attacker_strength']}:{e['data']['defender_strength']}",
-            str(e["data"]["winner"]),
-            e["description"],
-        )
-        for e in conflicts
-    ]
+    assert conflicts_told(page) == conflicts_of(events, kind)
     assert page.locator("[data-news] [data-announce=GameEnded]").count() == 1
     assert no_sideways_scroll(page), "sideways scroll on the final screen"
 

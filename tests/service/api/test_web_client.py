@@ -30,7 +30,13 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from domain.board.geometry import MAP
 from tests.service.api.conftest import ADMIN_TOKEN, LiveServer, start_live_server
-from tests.service.api.web_audit import axe_violations, grave, record_audit
+from tests.service.api.web_audit import (
+    axe_violations,
+    conflicts_of,
+    conflicts_told,
+    grave,
+    record_audit,
+)
 from tests.service.jobs.test_bot_workers import worker_process
 
 SCREENSHOTS = Path(__file__).resolve().parents[3] / "var" / "screenshots"
@@ -288,27 +294,8 @@ def test_two_players_play_a_seeded_game_to_its_end_by_clicking(
     # winner, and the API's words for it as each seat may see them (issue 26)
     for seat, page in enumerate(players):
         events = every_event(live_server, game_id, tokens[seat])
-        conflicts = [e for e in events if e["type"] == f"{kind}.ConflictResolved"]
-        told = page.locator("[data-news] [data-announce=ConflictResolved]")
-        shown_then = [
-            (
-                int(str(told.nth(i).get_attribute("data-event-version"))),
-                told.nth(i).get_attribute("data-strengths"),
-                told.nth(i).get_attribute("data-winner"),
-                told.nth(i).locator("[data-told]").inner_text(),
-            )
-            for i in range(told.count())
-        ]
         # (read again at the end: the points another seat scored were secret until then)
-        assert shown_then == [
-            (
-                e["version"],
-                f"{e['data']['attacker_strength']}:{e['data']['defender_strength']}",
-                str(e["data"]["winner"]),
-                e["description"],
-            )
-            for e in conflicts
-        ]
+        assert conflicts_told(page) == conflicts_of(events, kind)
         ended = page.locator("[data-news] [data-announce=GameEnded]")
         assert ended.count() == 1
     # and the final screen passes an accessibility audit (axe-core): nothing serious

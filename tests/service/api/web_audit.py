@@ -48,3 +48,31 @@ def record_audit(name: str, violations: list[dict[str, Any]]) -> None:
     """The audit's figures beside the screenshots (for the review)."""
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     (SCREENSHOTS / f"axe-{name}.json").write_text(json.dumps(violations, indent=1))
+
+
+def conflicts_told(page: Page) -> list[tuple[int, str | None, str | None, str]]:
+    """The conflicts the page's news panel announced: version, both strengths, winner, words."""
+    told = page.locator("[data-news] [data-announce=ConflictResolved]")
+    return [
+        (
+            int(str(told.nth(i).get_attribute("data-event-version"))),
+            told.nth(i).get_attribute("data-strengths"),
+            told.nth(i).get_attribute("data-winner"),
+            told.nth(i).locator("[data-told]").inner_text(),
+        )
+        for i in range(told.count())
+    ]
+
+
+def conflicts_of(events: list[Any], kind: str) -> list[tuple[int, str, str, str]]:
+    """The same read from a game's ``ConflictResolved`` events, as a seat sees them."""
+    return [
+        (
+            e["version"],
+            f"{e['data']['attacker_strength']}:{e['data']['defender_strength']}",
+            str(e["data"]["winner"]),
+            e["description"],
+        )
+        for e in events
+        if e["type"] == f"{kind}.ConflictResolved"
+    ]
