@@ -41,7 +41,7 @@ from service.api.settings import ApiSettings
 from service.application.game_service import GameService, build_service
 from service.application.observer import Observer
 from service.application.tokens import Credentials
-from service.config import ArchiveSettings, StoreSettings
+from service.config import ArchiveSettings, LogSettings, StoreSettings
 from service.store.archive_objects import ArchiveObserver, ObserverPair
 from service.store.connect import check_store, redis_client, serving
 from service.store.port import GAME_ID_PATTERN
@@ -137,7 +137,11 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     metrics.install(app, app_metrics)
     background.install(app, config, found.games)  # what follows every write: jobs
 
-    logs.install(app, request_lines=settings.request_log)
+    logs.install(
+        app,
+        request_lines=settings.request_log,
+        level=LogSettings.from_config(config).log_level,
+    )
     problems.install(app)
     streams.install_transport_errors(app)
     # Every blueprint from one list: the contract's (service.api.routes) and the web client.

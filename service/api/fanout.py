@@ -42,6 +42,7 @@ from service.errors import StoreUnavailable
 
 log = logging.getLogger(__name__)
 STREAM_BATCH = 200
+SERVICE_EVENTS = "service."  # the type prefix of the service's own events (claims, undo...)
 
 
 @dataclass(frozen=True)
@@ -193,10 +194,19 @@ class Follower:
             )
             if self.stopped:
                 return
-            # The game as it is now (every event read is in it: the append writes both at
-            # once); it is also how a follower with nothing to read sees the game end.
-            current = games.repository.get(self.game_id)
-            batch = [event for event in batch if event.version <= current.version]
+            if batch and not any(e.type.startswith(SERVICE_EVENTS) for e in batch):
+                # The game's own events: the game follows from folding them onto the copy
+                # in hand (those it does not hold yet: the follower may start behind the
+                # game it loaded), with no second read of its info, snapshot and events.
+                newer = [event for event in batch if event.version > current.version]
+                current = games.repository.advance(current, newer)
+            else:
+                # Nothing came (how a follower sees a game end with no event of its own),
+                # or the service's events, which change more of the info (a claim renames a
+                # seat): the game as it is now; every event read is in it, as the append
+                # writes both at once.
+                current = games.repository.get(self.game_id)
+                batch = [event for event in batch if event.version <= current.version]
             if batch:
                 self._hand_out(batch, current)
 

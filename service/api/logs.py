@@ -80,10 +80,12 @@ class JsonFormatter(_LibraryJsonFormatter):
         return self.serialize_log_record(line)
 
 
-def configure_logging() -> None:
-    """A JSON handler on standard error for the service's loggers (once per process)."""
+def configure_logging(level: str = "info") -> None:
+    """A JSON handler on standard error for the service's loggers (once per process), which
+    log from ``level`` (``TIGRIS_LOG_LEVEL``: ``warning`` leaves the request lines out)."""
     for name in SERVICE_LOGGERS:
         logger = logging.getLogger(name)
+        logger.setLevel(level.upper())
         if any(getattr(h, _HANDLER_MARK, False) for h in logger.handlers):
             continue
         handler = logging.StreamHandler(sys.stderr)
@@ -97,7 +99,6 @@ def configure_logging() -> None:
         handler.addFilter(RequestIdFilter())
         setattr(handler, _HANDLER_MARK, True)
         logger.addHandler(handler)
-        logger.setLevel(logging.INFO)
         logger.propagate = False
 
 
@@ -152,6 +153,6 @@ class RequestLog:
         self.log.info("request", extra={_FIELDS: fields})
 
 
-def install(app: Flask, *, request_lines: bool = True) -> None:
-    configure_logging()
+def install(app: Flask, *, request_lines: bool = True, level: str = "info") -> None:
+    configure_logging(level)
     app.wsgi_app = RequestLog(app.wsgi_app, request_lines=request_lines)  # type: ignore[method-assign]

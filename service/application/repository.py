@@ -25,7 +25,7 @@ from typing import Any, Protocol
 from domain.common.errors import FormatError
 from domain.common.protocol import GameRules
 from service.application import chain
-from service.application.mapper import EventMapper, GameInfo, game_info
+from service.application.mapper import EventMapper, GameInfo, StoredEvent, game_info
 from service.application.observer import NullObserver, Observer
 from service.errors import GameNotFound, StoreUnavailable, VersionNotFound
 from service.events import (
@@ -254,7 +254,15 @@ class GameRepository:
         records = self._store.read(game.game_id, game.version)
         if not records:
             return game
-        stored = [self._mapper.decode(game.kind, r) for r in records]
+        return self.advance(game, [self._mapper.decode(game.kind, r) for r in records])
+
+    def advance(self, game: LoadedGame, stored: Sequence[StoredEvent]) -> LoadedGame:
+        """``game`` folded on through ``stored``, the events right after its version just
+        read from the stream (as ``catch_up`` does after its read); remembered. Only the
+        info fields an append of game events changes follow: a caller whose events include
+        the service's own (a claim, a reservation, ...) loads the game again instead."""
+        if not stored:
+            return game
         if stored[0].version != game.version + 1:
             raise FormatError(f"event version {stored[0].version} follows {game.version}")
         rules = game.rules

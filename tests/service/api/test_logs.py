@@ -6,18 +6,20 @@ from __future__ import annotations
 import json
 import time
 import uuid
+from pathlib import Path
 from typing import Any
 
 import requests
 
-from tests.service.api.conftest import ADMIN_TOKEN, LiveServer
+from tests.service.api.conftest import ADMIN_TOKEN, LiveServer, start_live_server
 
 ADMIN = {"Authorization": f"Bearer {ADMIN_TOKEN}"}
 
 
-def request_lines(server: LiveServer, request_id: str) -> list[dict[str, Any]]:
-    """The server's JSON request lines for ``request_id`` (waiting briefly for the write)."""
-    deadline = time.monotonic() + 5
+def request_lines(server: LiveServer, request_id: str, wait_s: float = 5) -> list[dict[str, Any]]:
+    """The server's JSON request lines for ``request_id`` (waiting up to ``wait_s`` for the
+    write)."""
+    deadline = time.monotonic() + wait_s
     while True:
         found = []
         for line in server.log.read_text(errors="replace").splitlines():
@@ -78,3 +80,20 @@ def test_without_a_usable_request_id_one_is_generated_and_logged(
     assert (line["path"], line["status"]) == ("/games/{game_id}", 404)
     (health,) = request_lines(live_server, odd.headers["X-Request-ID"])
     assert (health["path"], health["status"]) == ("/healthz", 200)
+
+
+def test_the_log_level_setting_applies_to_the_request_lines(redis_url: str, tmp_path: Path) -> None:
+    # Given: the real server with TIGRIS_LOG_LEVEL=warning (request lines are INFO)
+    with start_live_server(redis_url, tmp_path, {"TIGRIS_LOG_LEVEL": "warning"}) as server:
+        # When: a client makes requests with an id of its own
+        request_id = f"client-{uuid.uuid4().hex}"
+        for _ in range(3):
+            answer = requests.get(
+                f"{server.url}/healthz", headers={"X-Request-ID": request_id}, timeout=10
+            )
+            assert answer.status_code == 200
+        # Then: no request line is written (they were always written at INFO before)
+        time.sleep(1)
+        assert answer.headers["X-Request-ID"] == request_id
+        assert request_lines(server, request_id, wait_s=0) == []
+        assert "tigris.requests" not in server.log.read_text(errors="replace")

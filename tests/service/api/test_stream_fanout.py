@@ -203,6 +203,51 @@ def test_a_seats_stream_never_carries_another_seats_hidden_cards(server: LiveSer
             stream.close()
 
 
+def test_a_stream_shows_a_seat_claimed_while_it_follows_by_its_new_name(
+    server: LiveServer,
+) -> None:
+    # Given a game with an open seat, followed by a spectator before the seat is claimed
+    # (the follower folds the game's own events onto its copy of the game; a claim, the
+    # service's event, renames a seat and makes it load the game again)
+    created = requests.post(
+        f"{server.url}/games",
+        json={"kind": "board", "seats": ["A", {"type": "open"}], "seed": 21},
+        headers={"Authorization": f"Bearer {ADMIN_TOKEN}"},
+        timeout=10,
+    ).json()
+    game_id, version = created["game"]["game_id"], created["game"]["version"]
+    stream = Stream(server, game_id, {})
+    session = requests.Session()
+    try:
+        deadline = time.monotonic() + BOUND_S
+        assert stream.status(deadline) == 200
+        stream.read_until(version, deadline)
+        # When the seat is claimed as "Zed" and both seats play on
+        claimed = session.post(
+            f"{server.url}/games/{game_id}/seats/1/claim", json={"name": "Zed"}, timeout=10
+        )
+        assert claimed.status_code == 201, claimed.text
+        tokens = [created["seats"][0]["token"], claimed.json()["seat"]["token"]]
+        for _ in range(8):
+            version = _play_one(server, session, game_id, tokens)
+        stream.read_until(version, time.monotonic() + BOUND_S)
+        # Then the stream carries every event, and from the claim on exactly the event log
+        # as read afterwards, "Zed" included (an event sent before is described with the
+        # names of its time: "Open seat 1")
+        assert stream.ids == list(range(1, version + 1))
+        page = session.get(
+            f"{server.url}/games/{game_id}/events?after={created['game']['version']}&limit=500",
+            timeout=10,
+        ).json()
+        since_claim = [data for v, data in stream.messages if v > created["game"]["version"]]
+        assert since_claim == page["items"]
+        descriptions = [data["description"] for data in since_claim]
+        assert any(d.startswith("Zed places") for d in descriptions), descriptions
+        assert not any("Open seat 1" in d for d in descriptions), descriptions
+    finally:
+        stream.close()
+
+
 def test_a_reconnect_with_last_event_id_has_no_gap_and_no_duplicate(server: LiveServer) -> None:
     # Given a game followed by one stream that stays, and one that goes away
     game_id, tokens, version = _game(server)
