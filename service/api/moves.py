@@ -8,14 +8,20 @@ too: a write's ``next`` and ``legal`` are exactly what those reads answer at its
 
 from __future__ import annotations
 
+import functools
+from typing import Any
+
 from flask import request
 
-from domain.common.codec import JSON
+from domain.common.codec import JSON, TypeRegistry
 from service.api.presenters import command_json
 from service.application.repository import LoadedGame
 
 # RFC 7240: ``Prefer: return=minimal`` asks for the write's result without what comes next.
 MINIMAL = "return=minimal"
+# Legal commands encoded per process: a board game's few hundred placements recur from
+# version to version, and encoding them again was most of a write's CPU.
+WIRE_CACHE_SIZE = 32_768
 
 
 def pending_json(game: LoadedGame) -> JSON:
@@ -35,12 +41,23 @@ def pending_json(game: LoadedGame) -> JSON:
 
 def legal_json(game: LoadedGame, seat: int) -> JSON:
     """Every command ``seat`` may send at ``game``'s version (``LegalCommands``)."""
-    rules = game.rules
-    commands = [
-        command_json(rules.commands.to_json(command))
-        for command in rules.legal_commands(game.state, seat)
-    ]
+    registry = game.rules.commands
+    commands = [wire(registry, command) for command in game.rules.legal_commands(game.state, seat)]
     return {"kind": game.kind, "version": game.version, "seat": seat, "commands": commands}
+
+
+def wire(registry: TypeRegistry[Any], command: Any) -> JSON:
+    """``command`` as a client sends it, encoded once per process (commands are frozen
+    values); the answer is shared: read it, never change it."""
+    try:
+        return _wire(registry, command)
+    except TypeError:  # a command with an unhashable field: encoded each time
+        return command_json(registry.to_json(command))
+
+
+@functools.lru_cache(maxsize=WIRE_CACHE_SIZE)
+def _wire(registry: TypeRegistry[Any], command: Any) -> JSON:
+    return command_json(registry.to_json(command))
 
 
 def awaited_legal(game: LoadedGame, seat: int | None) -> JSON | None:
