@@ -174,6 +174,16 @@ class ArchiveReader:
 
 
 KNOWN_ARCHIVED = 10_000  # archived game ids a process remembers (for ``wait``)
+NOTED_GAMES = 50_000  # games whose last note in the due index a process remembers
+RENOTE_AFTER_MAX_S = 60.0  # the due index's entries are at most this much early
+
+
+def renote_after_s(retention_s: float, abandoned_after_s: float) -> float:
+    """How long a process may skip noting a game's unchanged status in the due index: a
+    hundredth of the shortest archiving delay, at most ``RENOTE_AFTER_MAX_S`` (a minute
+    early against days of retention; a sweep reads a candidate's info before it acts)."""
+    delays = [d for d in (retention_s, abandoned_after_s) if d > 0]
+    return min([RENOTE_AFTER_MAX_S, *(d / 100 for d in delays)])
 
 
 def is_archived(record: GameRecord | None) -> bool:
@@ -183,13 +193,33 @@ def is_archived(record: GameRecord | None) -> bool:
 class TieredEventStore(EventStore):
     """``inner`` (Redis) for every game, and the archive for the events of archived ones."""
 
-    def __init__(self, inner: EventStore, reader: ArchiveReader) -> None:
+    def __init__(
+        self, inner: EventStore, reader: ArchiveReader, *, renote_after_s: float = 0.0
+    ) -> None:
         self.inner = inner
         self.reader = reader
         self._known_archived: dict[str, None] = {}  # insertion-ordered: oldest dropped
+        # The due index is noted again for a game whose status is unchanged only once its
+        # entry here is ``renote_after_s`` old: one Redis round trip a command spared. An
+        # entry up to that much earlier than the last event is harmless, as any entry the
+        # game's info contradicts: ``Archiver.due`` reads each candidate's info first.
+        self.renote_after_s = renote_after_s
+        self._noted: dict[str, tuple[bool, float]] = {}  # game: (over, noted at), oldest first
 
     def __getattr__(self, name: str) -> Any:  # the adapter's own extras (rebuild_index...)
         return getattr(self.inner, name)
+
+    def _note(self, game_id: str, at_s: float, *, over: bool) -> None:
+        """Note ``game_id``'s activity at ``at_s`` in the due index, unless this process
+        noted the same status for it less than ``renote_after_s`` before ``at_s``."""
+        last = self._noted.get(game_id)
+        if last is not None and last[0] == over and 0 <= at_s - last[1] < self.renote_after_s:
+            return
+        self.inner.note_activity(game_id, int(at_s * 1000), over=over)
+        self._noted.pop(game_id, None)
+        self._noted[game_id] = (over, at_s)
+        if len(self._noted) > NOTED_GAMES:
+            self._noted.pop(next(iter(self._noted)))
 
     def append(
         self,
@@ -206,8 +236,7 @@ class TieredEventStore(EventStore):
             # last event's, which ``Archiver.due`` corrects; never a game left out).
             at = parse_time(info.get("updated_at") or info.get("created_at"))
             if at is not None:
-                over = info["status"] == "over"
-                self.inner.note_activity(game_id, int(at.timestamp() * 1000), over=over)
+                self._note(game_id, at.timestamp(), over=info["status"] == "over")
         return self.inner.append(
             game_id,
             events,

@@ -22,6 +22,7 @@ from service.application.archive_tier import (
     ArchiveReader,
     TieredEventStore,
     TieredSnapshotStore,
+    renote_after_s,
 )
 from service.application.commands import CommandHandler
 from service.application.explanations import Explainer
@@ -151,7 +152,11 @@ class GameService:
                 retention_s=policy.retention_s,
                 abandoned_after_s=policy.abandoned_after_s,
             )
-            store = TieredEventStore(store, reader)
+            store = TieredEventStore(
+                store,
+                reader,
+                renote_after_s=renote_after_s(policy.retention_s, policy.abandoned_after_s),
+            )
             if snapshots is not None:
                 snapshots = TieredSnapshotStore(snapshots, store, reader)
         self.store = store

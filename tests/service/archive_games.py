@@ -33,7 +33,18 @@ def play(
         admin,
         token_hashes=[hash_token(t) for t in tokens],
     )
-    rng = random.Random(seed)
+    return play_on(service, game, commands, random.Random(seed))
+
+
+def play_on(
+    service: GameService,
+    game: LoadedGame,
+    commands: int | None = None,
+    rng: random.Random | None = None,
+) -> LoadedGame:
+    """``game`` played on by random commands (``rng``, else seeded by its version): to its
+    end, or ``commands`` of them."""
+    rng = rng if rng is not None else random.Random(game.version)
     played = 0
     while not game.rules.is_over(game.state) and (commands is None or played < commands):
         command = choose_command(game.rules, game.state, rng)

@@ -18,7 +18,7 @@ from service.store.archive_objects import LocalArchiveObjects
 from service.store.memory import InMemoryEventStore
 from service.store.port import EventStore, GameRecord
 from service.store.redis_streams import RedisEventStore
-from tests.service.archive_games import play
+from tests.service.archive_games import play, play_on
 
 RETENTION = timedelta(hours=1)
 ABANDONED = timedelta(days=2)
@@ -33,21 +33,31 @@ class Clock:
 
 
 class CountingRedis(RedisEventStore):
-    """The Redis adapter, counting the games whose info a caller read."""
+    """The Redis adapter, counting the games whose info a caller read, and the notes."""
 
     read_infos = 0
+    notes = 0
 
     def infos(self, game_ids: Sequence[str]) -> list[GameRecord | None]:
         self.read_infos += len(game_ids)
         return super().infos(game_ids)
+
+    def note_activity(self, game_id: str, at_ms: int, *, over: bool) -> None:
+        self.notes += 1
+        super().note_activity(game_id, at_ms, over=over)
 
 
 class CountingMemory(InMemoryEventStore):
     read_infos = 0
+    notes = 0
 
     def infos(self, game_ids: Sequence[str]) -> list[GameRecord | None]:
         self.read_infos += len(game_ids)
         return super().infos(game_ids)
+
+    def note_activity(self, game_id: str, at_ms: int, *, over: bool) -> None:
+        self.notes += 1
+        super().note_activity(game_id, at_ms, over=over)
 
 
 @pytest.fixture(params=["redis", "memory"])
@@ -147,5 +157,32 @@ def test_an_entry_later_than_the_game_is_corrected_by_the_sweep(
     store.note_activity(game.game_id, early, over=False)  # wrongly: as long abandoned
     # when a sweep finds it in the wrong set, then it is not due, and put right
     assert games.archiver.due(10) == []
+    clock.now += RETENTION
+    assert games.archiver.due(10) == [game.game_id]
+
+
+def test_commands_in_quick_succession_note_the_index_once_and_the_end_at_once(
+    new_store: Callable[[], CountingRedis | CountingMemory], tmp_path: Path
+) -> None:
+    # given a game being played on the tiered store (retention an hour: an entry may be
+    # renote_after_s = 36 s early)
+    store, clock = new_store(), Clock()
+    games = tiered(store, clock, tmp_path)
+    assert games.archiver is not None
+    games.archiver.due(1)
+    game = play(games, "board", 2, 8, commands=3)
+    # when 20 more commands come within the window, then none of them notes the index
+    store.notes = 0
+    game = play_on(games, game, 20)
+    assert store.notes == 0
+    # when one comes after it, then it is noted again, at its time
+    clock.now += timedelta(seconds=37)
+    game = play_on(games, game, 1)
+    assert store.notes == 1
+    # when the game ends within the window, then its end is noted at once (a new status)
+    store.notes = 0
+    game = play_on(games, game, 10_000)
+    assert game.rules.is_over(game.state)
+    assert store.notes == 1
     clock.now += RETENTION
     assert games.archiver.due(10) == [game.game_id]
