@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 import redis
 
+from service.application.archive_tier import Archiver
 from service.application.game_service import ArchivePolicy, GameService
 from service.store.archive_objects import LocalArchiveObjects
 from service.store.memory import InMemoryEventStore
@@ -32,8 +33,8 @@ class Clock:
         return self.now
 
 
-class CountingRedis(RedisEventStore):
-    """The Redis adapter, counting the games whose info a caller read, and the notes."""
+class Counting(EventStore):
+    """A store adapter counting the games whose info a caller read, and the due notes."""
 
     read_infos = 0
     notes = 0
@@ -47,17 +48,12 @@ class CountingRedis(RedisEventStore):
         super().note_activity(game_id, at_ms, over=over)
 
 
-class CountingMemory(InMemoryEventStore):
-    read_infos = 0
-    notes = 0
+class CountingRedis(Counting, RedisEventStore):
+    pass
 
-    def infos(self, game_ids: Sequence[str]) -> list[GameRecord | None]:
-        self.read_infos += len(game_ids)
-        return super().infos(game_ids)
 
-    def note_activity(self, game_id: str, at_ms: int, *, over: bool) -> None:
-        self.notes += 1
-        super().note_activity(game_id, at_ms, over=over)
+class CountingMemory(Counting, InMemoryEventStore):
+    pass
 
 
 @pytest.fixture(params=["redis", "memory"])
@@ -80,6 +76,17 @@ def tiered(store: EventStore, clock: Clock, archive: Path) -> GameService:
             abandoned_after_s=int(ABANDONED.total_seconds()),
         ),
     )
+
+
+def swept(
+    store: CountingRedis | CountingMemory, tmp_path: Path
+) -> tuple[CountingRedis | CountingMemory, Clock, GameService, Archiver]:
+    """``store`` tiered, its due index migrated (a first sweep, nothing stored yet)."""
+    clock = Clock()
+    games = tiered(store, clock, tmp_path)
+    assert games.archiver is not None
+    games.archiver.due(1)
+    return store, clock, games, games.archiver
 
 
 def test_a_sweep_reads_only_the_games_due_and_archiving_takes_them_off(
@@ -148,17 +155,14 @@ def test_an_entry_later_than_the_game_is_corrected_by_the_sweep(
 ) -> None:
     # given a finished game noted as over an hour later than its last event (as when an
     # append that was noted first then failed), and also noted as not over
-    store, clock = new_store(), Clock()
-    games = tiered(store, clock, tmp_path)
-    assert games.archiver is not None
-    games.archiver.due(1)
+    store, clock, games, archiver = swept(new_store(), tmp_path)
     game = play(games, "board", 2, 8)
     early = int((clock.now - ABANDONED - RETENTION).timestamp() * 1000)
     store.note_activity(game.game_id, early, over=False)  # wrongly: as long abandoned
     # when a sweep finds it in the wrong set, then it is not due, and put right
-    assert games.archiver.due(10) == []
+    assert archiver.due(10) == []
     clock.now += RETENTION
-    assert games.archiver.due(10) == [game.game_id]
+    assert archiver.due(10) == [game.game_id]
 
 
 def test_commands_in_quick_succession_note_the_index_once_and_the_end_at_once(
@@ -166,10 +170,7 @@ def test_commands_in_quick_succession_note_the_index_once_and_the_end_at_once(
 ) -> None:
     # given a game being played on the tiered store (retention an hour: an entry may be
     # renote_after_s = 36 s early)
-    store, clock = new_store(), Clock()
-    games = tiered(store, clock, tmp_path)
-    assert games.archiver is not None
-    games.archiver.due(1)
+    store, clock, games, archiver = swept(new_store(), tmp_path)
     game = play(games, "board", 2, 8, commands=3)
     # when 20 more commands come within the window, then none of them notes the index
     store.notes = 0
@@ -185,4 +186,4 @@ def test_commands_in_quick_succession_note_the_index_once_and_the_end_at_once(
     assert game.rules.is_over(game.state)
     assert store.notes == 1
     clock.now += RETENTION
-    assert games.archiver.due(10) == [game.game_id]
+    assert archiver.due(10) == [game.game_id]
