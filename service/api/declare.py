@@ -329,6 +329,17 @@ BODY_WRITE_PROBLEMS: tuple[str, ...] = (
     "Unavailable",
 )
 
+# A seat's write to one game with neither a body nor If-Match (leave a seat, ask a rematch).
+BODILESS_WRITE_PROBLEMS: tuple[str, ...] = (
+    "RateLimited",
+    "BadRequest",
+    "Unauthorized",
+    "Forbidden",
+    "NotFound",
+    "Conflict",
+    "Unavailable",
+)
+
 # A seat's write to one game, with If-Match (required) and a JSON body.
 GAME_WRITE_PROBLEMS: tuple[str, ...] = (
     "RateLimited",

@@ -29,7 +29,7 @@ from service.api.players import _player
 from service.api.problems import ApiProblem, bad_request, conflict, not_found, unauthorized
 from service.api.schemas import FeedQuerySchema, FeedStreamQuerySchema, PlayerWebhookCreateSchema
 from service.api.streams import stream_gate
-from service.api.webhooks import subscription_json
+from service.api.webhooks import deliveries_page, subscription_json
 from service.application.feed import PlayerFeeds, entry_json
 from service.application.webhooks import PlayerWebhooks, WebhookLimits, WebhookNotFound
 from service.errors import StoreUnavailable
@@ -381,16 +381,7 @@ def delete_my_webhook(webhook_id: str) -> Response:
     tags=["players"],
     summary="A webhook's delivery log (the last 100 attempts, newest first).",
     responses={
-        200: ok(
-            "The delivery attempts.",
-            {
-                "type": "object",
-                "required": ["items"],
-                "additionalProperties": False,
-                "properties": {"items": {"type": "array", "items": ref("WebhookDelivery")}},
-            },
-            headers={"Cache-Control": "PrivateNoStore"},
-        )
+        200: deliveries_page(),
     },
     problems=[*_PROBLEMS, "NotFound"],
 )

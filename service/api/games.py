@@ -11,6 +11,7 @@ from marshmallow import ValidationError
 from service.api.auth import Caller
 from service.api.context import act_as, caller_for, services
 from service.api.declare import (
+    BODILESS_WRITE_PROBLEMS,
     BODY_WRITE_PROBLEMS,
     ETAG_AS_IF_MATCH,
     GAME_READ_PROBLEMS,
@@ -382,15 +383,7 @@ def claim_seat(game_id: str, seat: int) -> Response:
             headers={"ETag": "ETag", "Content-Language": "ContentLanguage"},
         )
     },
-    problems=[
-        "RateLimited",
-        "BadRequest",
-        "Unauthorized",
-        "Forbidden",
-        "NotFound",
-        "Conflict",
-        "Unavailable",
-    ],
+    problems=BODILESS_WRITE_PROBLEMS,
 )
 def leave_seat(game_id: str, seat: int) -> Response:
     """The caller's ``seat`` leaves ``game_id`` before it starts (its tokens revoked)."""
@@ -443,15 +436,7 @@ def leave_seat(game_id: str, seat: int) -> Response:
         ),
         200: ok("The rematch, made by an earlier request.", "Rematch"),
     },
-    problems=[
-        "RateLimited",
-        "BadRequest",
-        "Unauthorized",
-        "Forbidden",
-        "NotFound",
-        "Conflict",
-        "Unavailable",
-    ],
+    problems=BODILESS_WRITE_PROBLEMS,
 )
 def create_rematch(game_id: str) -> Response:
     """The rematch of finished ``game_id``, asked for by one of its seats."""

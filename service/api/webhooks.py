@@ -17,6 +17,7 @@ from typing import Any
 from flask import Blueprint, Response
 from marshmallow import RAISE, Schema, fields, validate
 
+from domain.common.codec import JSON
 from service.api.auth import bearer_token, is_admin
 from service.api.background import triggers
 from service.api.context import services
@@ -283,6 +284,20 @@ def enable_webhook(game_id: str, webhook_id: str) -> Response:
     return _private(subscription_json(sub))
 
 
+def deliveries_page() -> JSON:
+    """The answer of a webhook's delivery log (a game's webhook or a player's)."""
+    return ok(
+        "The delivery attempts.",
+        {
+            "type": "object",
+            "required": ["items"],
+            "additionalProperties": False,
+            "properties": {"items": {"type": "array", "items": ref("WebhookDelivery")}},
+        },
+        headers={"Cache-Control": "PrivateNoStore"},
+    )
+
+
 @blueprint.get("/games/<gid:game_id>/webhooks/<rid:webhook_id>/deliveries")
 @operation(
     "getWebhookDeliveries",
@@ -290,16 +305,7 @@ def enable_webhook(game_id: str, webhook_id: str) -> Response:
     summary=("The subscription's delivery log (the last 100 attempts, newest first)."),
     security=[{"bearerAuth": []}],
     responses={
-        200: ok(
-            "The delivery attempts.",
-            {
-                "type": "object",
-                "required": ["items"],
-                "additionalProperties": False,
-                "properties": {"items": {"type": "array", "items": ref("WebhookDelivery")}},
-            },
-            headers={"Cache-Control": "PrivateNoStore"},
-        )
+        200: deliveries_page(),
     },
     problems=["RateLimited", "Unauthorized", "Forbidden", "NotFound", "Unavailable"],
 )

@@ -18,7 +18,6 @@ always have some). Screenshots go to ``var/screenshots/`` (ignored by git)."""
 
 from __future__ import annotations
 
-import json
 import random
 import time
 from collections.abc import Iterator
@@ -39,6 +38,7 @@ from tests.service.api.test_web_client import (  # noqa: F401 (bot_server is a f
     shown_result,
 )
 from tests.service.api.web_audit import (
+    SeatPages,
     conflicts_of,
     conflicts_told,
     no_sideways_scroll,
@@ -75,27 +75,9 @@ def bot_game(server: LiveServer, kind: str, bot: str) -> tuple[str, str]:
 @pytest.fixture
 def open_page(browser: Browser, bot_server: LiveServer) -> Iterator[Any]:  # noqa: F811
     """Opens a game's page holding one seat at the given width; no script error may happen."""
-    contexts = []
-    errors: list[str] = []
-
-    def opener(game_id: str, seat: int, token: str, width: int) -> Page:
-        context = browser.new_context(viewport={"width": width, "height": 844})
-        contexts.append(context)
-        page = context.new_page()
-        page.set_default_timeout(TIMEOUT_MS)
-        page.on("pageerror", lambda error: errors.append(str(error)))
-        page.goto(f"{bot_server.url}/play/")
-        page.evaluate(
-            "([key, seats]) => localStorage.setItem(key, seats)",
-            [f"tigris.seats.{game_id}", json.dumps({str(seat): token})],
-        )
-        page.goto(f"{bot_server.url}/play/?game={game_id}")
-        page.wait_for_selector("[data-game] [data-section=turn]")
-        return page
-
-    yield opener
-    for context in contexts:
-        context.close()
+    pages = SeatPages(browser, bot_server.url, height=844, timeout_ms=TIMEOUT_MS)
+    yield pages
+    errors = pages.close()
     assert errors == [], errors
 
 

@@ -16,7 +16,13 @@ import requests
 from playwright.sync_api import Browser, Dialog, Page
 
 from tests.service.api.conftest import LiveServer
-from tests.service.api.web_audit import axe_violations, grave, record_audit, screenshot
+from tests.service.api.web_audit import (
+    axe_violations,
+    grave,
+    record_audit,
+    screenshot,
+    seat_page,
+)
 
 TIMEOUT_MS = 20_000
 
@@ -168,14 +174,7 @@ def open_game(browser: Browser, server: LiveServer, game_id: str, seat: int, tok
     """A game's page holding one seat, in a fresh browser context."""
     page = browser.new_context(viewport={"width": 1400, "height": 900}).new_page()
     page.set_default_timeout(TIMEOUT_MS)
-    page.goto(f"{server.url}/play/")
-    page.evaluate(
-        "([key, seats]) => localStorage.setItem(key, seats)",
-        [f"tigris.seats.{game_id}", json.dumps({str(seat): token})],
-    )
-    page.goto(f"{server.url}/play/?game={game_id}")
-    page.wait_for_selector("[data-game] [data-section=turn]")
-    return page
+    return seat_page(page, server.url, game_id, seat, token)
 
 
 def two_named(server: LiveServer, kind: str = "board") -> tuple[str, list[str]]:

@@ -23,6 +23,7 @@ from playwright.sync_api import Browser, Page
 
 from tests.service.api.conftest import LiveServer
 from tests.service.api.web_audit import (
+    SeatPages,
     axe_violations,
     grave,
     no_sideways_scroll,
@@ -77,29 +78,9 @@ def post(
 def open_page(browser: Browser, live_server: LiveServer) -> Iterator[Any]:
     """Opens a game's page holding one seat, in a browser context of the given width and
     language; no script error may happen in it."""
-    contexts = []
-    errors: list[str] = []
-
-    def opener(
-        game_id: str, seat: int, token: str, width: int = 1400, language: str = "en"
-    ) -> Page:
-        context = browser.new_context(viewport={"width": width, "height": 900}, locale=language)
-        contexts.append(context)
-        page = context.new_page()
-        page.set_default_timeout(TIMEOUT_MS)
-        page.on("pageerror", lambda error: errors.append(str(error)))
-        page.goto(f"{live_server.url}/play/")
-        page.evaluate(
-            "([key, seats]) => localStorage.setItem(key, seats)",
-            [f"tigris.seats.{game_id}", json.dumps({str(seat): token})],
-        )
-        page.goto(f"{live_server.url}/play/?game={game_id}")
-        page.wait_for_selector("[data-game] [data-section=turn]")
-        return page
-
-    yield opener
-    for context in contexts:
-        context.close()
+    pages = SeatPages(browser, live_server.url, height=900, timeout_ms=TIMEOUT_MS, language="en")
+    yield pages
+    errors = pages.close()
     assert errors == [], errors
 
 

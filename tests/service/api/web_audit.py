@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.sync_api import Page
+from playwright.sync_api import Browser, BrowserContext, Page
 
 AXE = Path(__file__).resolve().parents[3] / "node_modules" / "axe-core" / "axe.min.js"
 SCREENSHOTS = Path(__file__).resolve().parents[3] / "var" / "screenshots"
@@ -76,3 +76,56 @@ def conflicts_of(events: list[Any], kind: str) -> list[tuple[int, str, str, str]
         for e in events
         if e["type"] == f"{kind}.ConflictResolved"
     ]
+
+
+def seat_page(page: Page, base_url: str, game_id: str, seat: int, token: str) -> Page:
+    """``page`` on a game's page holding one seat: its token put where the client keeps it
+    (``localStorage``), then the game opened and drawn."""
+    page.goto(f"{base_url}/play/")
+    page.evaluate(
+        "([key, seats]) => localStorage.setItem(key, seats)",
+        [f"tigris.seats.{game_id}", json.dumps({str(seat): token})],
+    )
+    page.goto(f"{base_url}/play/?game={game_id}")
+    page.wait_for_selector("[data-game] [data-section=turn]")
+    return page
+
+
+class SeatPages:
+    """Opens games' pages holding one seat, each in a browser context of its own (of the
+    given width, and language if any); ``close`` closes them all and returns the script
+    errors any of them had."""
+
+    def __init__(
+        self,
+        browser: Browser,
+        base_url: str,
+        *,
+        height: int,
+        timeout_ms: int,
+        language: str | None = None,
+    ) -> None:
+        self.browser = browser
+        self.base_url = base_url
+        self.height = height
+        self.timeout_ms = timeout_ms
+        self.language = language
+        self.contexts: list[BrowserContext] = []
+        self.errors: list[str] = []
+
+    def __call__(
+        self, game_id: str, seat: int, token: str, width: int = 1400, language: str | None = None
+    ) -> Page:
+        context = self.browser.new_context(
+            viewport={"width": width, "height": self.height}, locale=language or self.language
+        )
+        self.contexts.append(context)
+        page = context.new_page()
+        page.set_default_timeout(self.timeout_ms)
+        page.on("pageerror", lambda error: self.errors.append(str(error)))
+        return seat_page(page, self.base_url, game_id, seat, token)
+
+    def close(self) -> list[str]:
+        for context in self.contexts:
+            context.close()
+        return self.errors
