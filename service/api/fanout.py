@@ -24,12 +24,14 @@ a class, so a queued event costs a stream a reference, not a copy.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import threading
+import time
 from collections import deque
-from collections.abc import Sequence
-from contextlib import AbstractContextManager
+from collections.abc import Iterator, Sequence
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -37,11 +39,19 @@ import redis
 
 from service.application.game_service import GameService
 from service.application.mapper import StoredEvent
+from service.application.queries import GameWatch
 from service.application.rendering import events_json
+from service.application.repository import LoadedGame
 from service.errors import StoreUnavailable
 
 log = logging.getLogger(__name__)
 STREAM_BATCH = 200
+# A shared read begins at most this often: under load, one read takes many games' events
+# (and Redis wakes the reader once for all of them) instead of one read per event; an event
+# waits this long at most for it. An idle reader's read returns on the first event.
+READ_CYCLE_S = 0.05
+WAKE_TRIES = 250  # a join ends the read under way: tries, WAKE_PAUSE_S apart (0.5 s at most)
+WAKE_PAUSE_S = 0.002
 SERVICE_EVENTS = "service."  # the type prefix of the service's own events (claims, undo...)
 
 
@@ -157,60 +167,54 @@ class Subscription:
 
 
 class Follower:
-    """One game followed by one process: a blocking read loop that renders each batch once
-    per viewer class and fans it out to the game's subscriptions."""
+    """One game followed by one process: the last version handed out, the process's copy
+    of the game, and the game's subscriptions. Its reader reads its events."""
 
     def __init__(self, hub: FanOut, game_id: str, position: int) -> None:
         self.hub = hub
         self.game_id = game_id
         self.position = position  # the last version handed out
+        self.current: LoadedGame | None = None  # loaded by the reader, before its first read
+        self.checked_at = 0.0  # when the game was last known as it is (monotonic)
         self.subscriptions: set[Subscription] = set()
         self.stopped = False
-        self.thread = threading.Thread(target=self._run, name=f"follow-{game_id}", daemon=True)
+        self.reader: Reader | None = None
 
-    def _run(self) -> None:
-        try:
-            self._follow()
-        except (StoreUnavailable, redis.RedisError) as exc:
-            log.warning("following %s ended: store unavailable (%s)", self.game_id, exc)
-            self.hub.finish(self, Closed("the event store is unavailable; reconnect"))
-        except Exception:
-            log.exception("following %s failed", self.game_id)
-            self.hub.finish(self, Closed("the server failed following this game; reconnect"))
+    def load(self) -> LoadedGame:
+        """The game as it is now."""
+        self.current = self.hub.games.repository.get(self.game_id)
+        self.checked_at = time.monotonic()
+        return self.current
 
-    def _follow(self) -> None:
-        games = self.hub.games
-        current = games.repository.get(self.game_id)
-        while not self.stopped:
-            if self.position >= current.version and current.rules.is_over(current.state):
-                self.hub.finish(self, Ended(self.position))
-                return
-            batch = games.queries.wait_for_events(
-                self.game_id,
-                self.position,
-                self.hub.wait_s,
-                game=current,
-                limit=STREAM_BATCH,
-            )
-            if self.stopped:
-                return
-            if batch and not any(e.type.startswith(SERVICE_EVENTS) for e in batch):
-                # The game's own events: the game follows from folding them onto the copy
-                # in hand (those it does not hold yet: the follower may start behind the
-                # game it loaded), with no second read of its info, snapshot and events.
-                newer = [event for event in batch if event.version > current.version]
-                current = games.repository.advance(current, newer)
-            else:
-                # Nothing came (how a follower sees a game end with no event of its own),
-                # or the service's events, which change more of the info (a claim renames a
-                # seat): the game as it is now; every event read is in it, as the append
-                # writes both at once.
-                current = games.repository.get(self.game_id)
-                batch = [event for event in batch if event.version <= current.version]
-            if batch:
-                self._hand_out(batch, current)
+    def over(self) -> bool:
+        """The game is over and every event was handed out: nothing more can follow."""
+        current = self.current
+        return (
+            current is not None
+            and self.position >= current.version
+            and current.rules.is_over(current.state)
+        )
 
-    def _hand_out(self, batch: list[StoredEvent], current: Any) -> None:
+    def take(self, batch: list[StoredEvent]) -> None:
+        """Hand out ``batch``, the events just read after ``position``."""
+        current = self.current
+        assert current is not None  # loaded before the reader's first read of it
+        if not any(e.type.startswith(SERVICE_EVENTS) for e in batch):
+            # The game's own events: the game follows from folding them onto the copy in
+            # hand (those it does not hold yet: the follower may start behind the game it
+            # loaded), with no second read of its info, snapshot and events.
+            newer = [event for event in batch if event.version > current.version]
+            current = self.current = self.hub.games.repository.advance(current, newer)
+            self.checked_at = time.monotonic()
+        else:
+            # The service's events change more of the info (a claim renames a seat): the
+            # game as it is now; every event read is in it, as the append writes both at once.
+            current = self.load()
+            batch = [event for event in batch if event.version <= current.version]
+        if batch:
+            self._hand_out(batch, current)
+
+    def _hand_out(self, batch: list[StoredEvent], current: LoadedGame) -> None:
         with self.hub.lock:
             classes = {s.viewer for s in self.subscriptions}
         rendered: dict[ViewerClass, Frames] = {}
@@ -236,8 +240,98 @@ class Follower:
             self.hub.on_drop()
 
 
+class Reader:
+    """The loop (one thread, i.e. one greenlet under the production server's gevent worker)
+    that reads its followers' new events in one blocking read and hands them out. A process
+    has one for all its followed games where the store reads many games at once (one
+    Redis server), else one per game (a Redis Cluster: one read names one slot)."""
+
+    def __init__(self, hub: FanOut, watch: GameWatch) -> None:
+        self.hub = hub
+        self.watch = watch
+        self.followers: dict[str, Follower] = {}
+        self.generation = 0  # counts the followers added (under the hub's lock)
+        self.read_generation = 0  # the generation the read under way was built from
+        self.stopped = False
+        self.started = False  # under the hub's lock: the join that sets it starts the thread
+        self.thread = threading.Thread(target=self._run, name="follow-games", daemon=True)
+
+    def _run(self) -> None:
+        try:
+            self._read()
+        except (StoreUnavailable, redis.RedisError) as exc:
+            log.warning("following %s ended: store unavailable (%s)", self._names(), exc)
+            self.hub.stop(self, Closed("the event store is unavailable; reconnect"))
+        except Exception:
+            log.exception("following %s failed", self._names())
+            self.hub.stop(self, Closed("the server failed following this game; reconnect"))
+        finally:
+            self.watch.close()
+
+    def _names(self) -> str:
+        return ", ".join(sorted(self.followers)) or "no game"
+
+    def _read(self) -> None:
+        hub = self.hub
+        while True:
+            with hub.lock:
+                if self.stopped:
+                    return
+                followers = [f for f in self.followers.values() if not f.stopped]
+                self.read_generation = self.generation
+            live = [f for f in followers if self._ready(f)]
+            if not live:
+                continue  # every one ended: the hub stopped this reader if it has no other
+            now = time.monotonic()
+            # Each game is loaded again after a heartbeat with no event (how a follower sees
+            # a game end with no event of its own): the read lasts until the first is due.
+            timeout = max(0.0, min(f.checked_at for f in live) + hub.wait_s - now)
+            began = now
+            batches = self.watch.read(
+                {f.game_id: (f.current.kind, f.position) for f in live if f.current},
+                timeout,
+                limit=STREAM_BATCH,
+            )
+            for follower in live:
+                if follower.stopped:
+                    continue
+                batch = batches.get(follower.game_id)
+                with _only(follower):
+                    if batch:
+                        follower.take(batch)
+                    elif time.monotonic() - follower.checked_at >= hub.wait_s:
+                        follower.load()
+            # Under load, a shared read every READ_CYCLE_S at most: each takes many games'
+            # events (and Redis wakes the reader once for them), not one read per event.
+            pause = READ_CYCLE_S - (time.monotonic() - began)
+            if self.watch.shared and pause > 0 and not self.stopped:
+                time.sleep(pause)
+
+    def _ready(self, follower: Follower) -> bool:
+        """Whether ``follower`` is to be read: loaded, and not over (else it is finished)."""
+        with _only(follower):
+            if follower.current is None:
+                follower.load()
+            if not follower.over():
+                return True
+            self.hub.finish(follower, Ended(follower.position))
+        return False
+
+
+@contextmanager
+def _only(follower: Follower) -> Iterator[None]:
+    """A failure of one follower's game (but the store's) ends that follower alone."""
+    try:
+        yield
+    except (StoreUnavailable, redis.RedisError):
+        raise  # the reader's read fails as well: all its followers end
+    except Exception:
+        log.exception("following %s failed", follower.game_id)
+        follower.hub.finish(follower, Closed("the server failed following this game; reconnect"))
+
+
 class FanOut:
-    """The followers of one server process, by game."""
+    """The followers of one server process, by game, and their readers."""
 
     def __init__(
         self,
@@ -254,6 +348,7 @@ class FanOut:
         self.work = work
         self.lock = threading.Lock()
         self._followers: dict[str, Follower] = {}
+        self._shared: Reader | None = None  # the reader of all games, where the store has one
         self._on_drop = on_drop
 
     def on_drop(self) -> None:
@@ -265,18 +360,53 @@ class FanOut:
         """Games this process follows now."""
         return len(self._followers)
 
+    @property
+    def readers(self) -> int:
+        """Read loops this process runs now."""
+        with self.lock:
+            return len({id(f.reader) for f in self._followers.values()})
+
     def join(self, game_id: str, viewer: ViewerClass, after: int) -> Subscription:
         """Subscribe a stream that has sent every event up to ``after``; it must ``leave``."""
         with self.lock:
             follower = self._followers.get(game_id)
-            start = follower is None
+            reader, start = None, False
             if follower is None:
                 follower = self._followers[game_id] = Follower(self, game_id, after)
+                reader = follower.reader = self._reader()
+                reader.followers[game_id] = follower
+                reader.generation += 1
+                generation = reader.generation
+                start, reader.started = not reader.started, True
             subscription = Subscription(game_id, viewer, self.limit, follower.position)
             follower.subscriptions.add(subscription)
-        if start:
-            follower.thread.start()
+        if reader is not None:
+            if start:
+                reader.thread.start()
+            self._wake(reader, generation)
         return subscription
+
+    def _reader(self) -> Reader:
+        """The reader a new follower joins (under the lock): the shared one, or a new one."""
+        if self._shared is not None and not self._shared.stopped:
+            return self._shared
+        reader = Reader(self, self.games.queries.watch())
+        if reader.watch.shared:
+            self._shared = reader
+        return reader
+
+    def _wake(self, reader: Reader, generation: int) -> None:
+        """End the read ``reader`` has under way if it was built without the games up to
+        ``generation``, so that it reads them at once rather than after a heartbeat."""
+        for _ in range(WAKE_TRIES):
+            if reader.stopped or reader.read_generation >= generation:
+                return
+            try:
+                if reader.watch.interrupt():
+                    return
+            except (StoreUnavailable, redis.RedisError):
+                return  # the reader's own read fails too, and ends its streams
+            time.sleep(WAKE_PAUSE_S)  # its read has not blocked yet
 
     def leave(self, subscription: Subscription) -> None:
         """The stream ended (however): its follower stops with its last stream."""
@@ -285,16 +415,16 @@ class FanOut:
             if follower is None or subscription not in follower.subscriptions:
                 return
             follower.subscriptions.discard(subscription)
-            if not follower.subscriptions:
-                follower.stopped = True
-                del self._followers[subscription.game_id]
+            if follower.subscriptions:
+                return
+            idle = self._drop(follower)
+        if idle is not None:
+            self._release(idle)
 
     def finish(self, follower: Follower, item: Ended | Closed) -> None:
         """``follower`` stops: each of its streams gets ``item`` last."""
         with self.lock:
-            follower.stopped = True
-            if self._followers.get(follower.game_id) is follower:
-                del self._followers[follower.game_id]
+            idle = self._drop(follower)
             subscriptions = list(follower.subscriptions)
             follower.subscriptions.clear()
         for subscription in subscriptions:
@@ -302,3 +432,37 @@ class FanOut:
                 subscription.close(item.reason)
             else:
                 subscription.offer(item)
+        if idle is not None and idle.thread is not threading.current_thread():
+            self._release(idle)
+
+    def stop(self, reader: Reader, item: Closed) -> None:
+        """``reader`` failed: each of its followers stops with ``item``."""
+        with self.lock:
+            followers = list(reader.followers.values())
+            reader.stopped = True
+            if self._shared is reader:
+                self._shared = None
+        for follower in followers:
+            self.finish(follower, item)
+
+    def _drop(self, follower: Follower) -> Reader | None:
+        """Under the lock: ``follower`` is followed no more; its reader if it has no other."""
+        follower.stopped = True
+        if self._followers.get(follower.game_id) is follower:
+            del self._followers[follower.game_id]
+        reader = follower.reader
+        if reader is None or reader.followers.get(follower.game_id) is not follower:
+            return None
+        del reader.followers[follower.game_id]
+        if reader.followers:
+            return None
+        reader.stopped = True
+        if self._shared is reader:
+            self._shared = None
+        return reader
+
+    @staticmethod
+    def _release(reader: Reader) -> None:
+        """A reader left with no game ends its read now (it gives back its connection)."""
+        with contextlib.suppress(StoreUnavailable, redis.RedisError):
+            reader.watch.interrupt()

@@ -24,6 +24,7 @@ What slow or hostile clients get:
 
 from __future__ import annotations
 
+import gc
 import json
 import resource
 import socket
@@ -217,6 +218,13 @@ class TigrisWorker(GeventWorker):  # type: ignore[misc]  # gunicorn is untyped
 
     def load_wsgi(self) -> None:
         super().load_wsgi()
+        # The application as loaded (the contract, schemas, rules tables: ~100,000 objects)
+        # lives as long as the worker: out of the collector's sight, so that a full
+        # collection scans only what requests made. Measured under bench_isolation's load:
+        # full collections of 120-210 ms, each a stall of every request in the worker,
+        # became 30-65 ms.
+        gc.collect()
+        gc.freeze()
         loaded: Any = getattr(self, "wsgi")  # noqa: B009  # set by gunicorn, untyped
         self.wsgi = closing_when_asked(loaded)
 

@@ -52,6 +52,7 @@ from service.store.port import (
     ARCHIVED_VERSION,
     AppendResult,
     EventStore,
+    EventWatch,
     GameRecord,
     Idempotency,
     NewEvent,
@@ -300,6 +301,10 @@ class TieredEventStore(EventStore):
             return found
         # Caught up: nothing will come; wait as for a quiet game (no busy loop).
         return self.inner.wait(game_id, after_version, timeout_s, limit=limit)
+
+    def watch(self) -> EventWatch:
+        # An archived game gets no new events (it is read-only): the watch of the live tier.
+        return self.inner.watch()
 
     def _remember(self, record: GameRecord | None) -> None:
         if record is not None and is_archived(record):

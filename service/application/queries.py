@@ -20,6 +20,7 @@ from service.store.port import (
     GAME_ID_PATTERN,
     STATUSES,
     EventStore,
+    EventWatch,
     SnapshotStore,
     index_filters,
     index_member,
@@ -40,6 +41,36 @@ class SnapshotMismatch:
 
     version: int
     reason: str
+
+
+class GameWatch:
+    """``EventStore.watch`` with its events decoded: the new events of many games at once
+    (a server process's follower of live streams, ``service.api.fanout``)."""
+
+    def __init__(self, watch: EventWatch, mapper: EventMapper) -> None:
+        self._watch = watch
+        self._mapper = mapper
+        self.shared = watch.shared  # False: one game per read
+
+    def read(
+        self, after: Mapping[str, tuple[str, int]], timeout_s: float, *, limit: int
+    ) -> dict[str, list[StoredEvent]]:
+        """Each game's events after its version (``after``: game id: (kind, version)), at
+        most ``limit``; games with none are left out. Blocks up to ``timeout_s`` until one
+        has an event, or until ``interrupt``."""
+        found = self._watch.read(
+            {game_id: version for game_id, (_, version) in after.items()}, timeout_s, limit=limit
+        )
+        return {
+            game_id: [self._mapper.decode(after[game_id][0], r) for r in records]
+            for game_id, records in found.items()
+        }
+
+    def interrupt(self) -> bool:
+        return self._watch.interrupt()
+
+    def close(self) -> None:
+        self._watch.close()
 
 
 class GameQueries:
@@ -95,6 +126,10 @@ class GameQueries:
         kind = self.game_info(game_id).kind if game is None else game.kind
         records = self._store.wait(game_id, after_version, timeout_s, limit=limit)
         return [self._mapper.decode(kind, r) for r in records]
+
+    def watch(self) -> GameWatch:
+        """A blocking read of many games' new events at once (see ``GameWatch``)."""
+        return GameWatch(self._store.watch(), self._mapper)
 
     def states_after(
         self, game: LoadedGame, events: Sequence[StoredEvent], versions: set[int]

@@ -242,6 +242,10 @@ class GameRepository:
         """Keep ``game`` (current as of now) as this process's copy, snapshotting it first
         if the last snapshot is ``snapshot_every`` events old."""
         entry = self.cache.get(game.game_id)
+        if entry is not None and entry[0].version > game.version:
+            # A copy already further on (a command appended here while a stream's follower
+            # folded older events): keep it, or the next command would start from behind.
+            return
         known = game.snapshot_version if entry is None else max(game.snapshot_version, entry[1])
         self.cache.put(game, self._maybe_snapshot(game, known))
 
@@ -265,9 +269,15 @@ class GameRepository:
             return game
         if stored[0].version != game.version + 1:
             raise FormatError(f"event version {stored[0].version} follows {game.version}")
+        version = stored[-1].version
+        held = self.cached(game.game_id)
+        if held is not None and held.version == version:
+            # This process holds the game at that version already (it appended those events
+            # itself, or another reader folded them): versions are never reused, so it is
+            # the same game, with no fold.
+            return held
         rules = game.rules
         state = self.fold_onto(game.game_id, rules, game.state, stored)
-        version = stored[-1].version
         reverts = game.info.reverts
         if reverts is not None:
             reverts = (

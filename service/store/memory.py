@@ -29,6 +29,7 @@ from service.store.port import (
     AuditRun,
     AuditSummary,
     EventStore,
+    EventWatch,
     FeedEntry,
     GameRecord,
     Idempotency,
@@ -227,6 +228,9 @@ class InMemoryEventStore(EventStore):
                     return found if limit is None else found[:limit]
                 self._changed.wait(remaining)
 
+    def watch(self) -> EventWatch:
+        return _InMemoryWatch(self)
+
     def info(self, game_id: str) -> GameRecord | None:
         check_game_id(game_id)
         with self._changed:
@@ -324,6 +328,37 @@ class InMemoryEventStore(EventStore):
                 found = (dict(record), self._monotonic() + ttl_s)
                 self._creations[key] = found
             return dict(found[0])
+
+
+class _InMemoryWatch(EventWatch):
+    """Many games at once: the store's one condition wakes it on any append."""
+
+    def __init__(self, store: InMemoryEventStore) -> None:
+        self._store = store
+        self._interrupted = False
+
+    def read(
+        self, after: Mapping[str, int], timeout_s: float, *, limit: int
+    ) -> dict[str, list[RecordedEvent]]:
+        for game_id in after:
+            check_game_id(game_id)
+        deadline = time.monotonic() + max(timeout_s, 0.0)
+        changed = self._store._changed
+        with changed:
+            while True:
+                found = {g: self._store.read(g, v, limit) for g, v in after.items()}
+                found = {g: events for g, events in found.items() if events}
+                remaining = deadline - time.monotonic()
+                if found or remaining <= 0 or self._interrupted:
+                    self._interrupted = False
+                    return found
+                changed.wait(remaining)
+
+    def interrupt(self) -> bool:
+        with self._store._changed:
+            self._interrupted = True
+            self._store._changed.notify_all()
+        return True
 
 
 class InMemorySnapshotStore(SnapshotStore):

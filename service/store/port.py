@@ -204,6 +204,12 @@ class EventStore(ABC):
         """Events after ``after_version`` (at most ``limit``); blocks up to ``timeout_s``
         until there is one."""
 
+    def watch(self) -> EventWatch:
+        """A reader of many games' new events at once, for one loop (a server process's
+        follower of live streams). This default reads one game per watch, through ``wait``;
+        an adapter that can wait on many games in one request returns its own."""
+        return OneGameWatch(self)
+
     @abstractmethod
     def info(self, game_id: str) -> GameRecord | None:
         """The game's info record (None: no such game)."""
@@ -286,6 +292,51 @@ class EventStore(ABC):
         """Undo ``archive_swap``, atomic: if the game is archived and has no events, store
         ``events`` (all of them, as they were), drop the ``ARCHIVED_FIELDS`` and set the
         ``info`` fields; True if it did."""
+
+
+class EventWatch(ABC):
+    """A blocking read of the new events of many games at once (``EventStore.watch``).
+    One loop reads; any thread may ``interrupt`` the read (e.g. to add a game to it)."""
+
+    # Whether one read may cover many games; False: give each read the same single game.
+    shared: bool = True
+
+    @abstractmethod
+    def read(
+        self, after: Mapping[str, int], timeout_s: float, *, limit: int
+    ) -> dict[str, list[RecordedEvent]]:
+        """For each game in ``after`` (game id: its last version seen), its events after
+        that version, at most ``limit``; games with none are left out. Blocks up to
+        ``timeout_s`` until some game has one, or until ``interrupt``."""
+
+    @abstractmethod
+    def interrupt(self) -> bool:
+        """Make the read blocked now return (empty) at once. False: none was blocked (one
+        may be about to block: a caller that must reach it tries again)."""
+
+    def close(self) -> None:  # noqa: B027 (most watches hold nothing)
+        """Give back what the watch holds (a connection); it reads no more."""
+
+
+class OneGameWatch(EventWatch):
+    """``EventWatch`` over ``EventStore.wait``: one game per read."""
+
+    shared = False
+
+    def __init__(self, store: EventStore) -> None:
+        self._store = store
+
+    def read(
+        self, after: Mapping[str, int], timeout_s: float, *, limit: int
+    ) -> dict[str, list[RecordedEvent]]:
+        if len(after) != 1:
+            raise ValueError(f"this store's watch reads one game at a time, not {len(after)}")
+        ((game_id, version),) = after.items()
+        found = self._store.wait(game_id, version, timeout_s, limit=limit)
+        return {game_id: found} if found else {}
+
+    def interrupt(self) -> bool:
+        return False  # a one-game read needs no new game; it returns within its timeout
 
 
 @dataclass(frozen=True, slots=True)

@@ -32,6 +32,7 @@ import redis.exceptions as redis_errors
 from redis.cluster import ClusterNode, RedisCluster
 
 from service.errors import StoreUnavailable
+from service.store.port import EventWatch, OneGameWatch
 from service.store.redis_streams import _APPEND_LUA, MAX_WAIT_S, RedisEventStore, _guard, _s
 
 # How long the count of a master's online replicas is trusted before it is asked again.
@@ -104,6 +105,10 @@ class RedisClusterEventStore(RedisEventStore):
                 self._check_replicated(node, wanted, int(acknowledged))
             return answer
         raise StoreUnavailable("the game's slot kept moving; retry")
+
+    def watch(self) -> EventWatch:
+        # One XREAD names keys of one slot only, and each game has a slot of its own.
+        return OneGameWatch(self)
 
     def _xread(self, key: str, after_id: str, block_ms: int | None, count: int | None) -> Any:
         client: Any = self.blocking_client

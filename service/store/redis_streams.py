@@ -36,6 +36,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+import threading
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
@@ -50,6 +51,7 @@ from service.store.port import (
     ARCHIVED_WEBHOOKS,
     AppendResult,
     EventStore,
+    EventWatch,
     GameRecord,
     Idempotency,
     NewEvent,
@@ -446,6 +448,9 @@ class RedisEventStore(EventStore):
     def _xread(self, key: str, after_id: str, block_ms: int | None, count: int | None) -> Any:
         return self.blocking_client.xread({key: after_id}, block=block_ms, count=count)
 
+    def watch(self) -> EventWatch:
+        return RedisEventWatch(self)
+
     def info(self, game_id: str) -> GameRecord | None:
         return self.infos([game_id])[0]
 
@@ -622,6 +627,77 @@ class RedisEventStore(EventStore):
                     )
                     count += 1
         return count
+
+
+class RedisEventWatch(EventWatch):
+    """Many games' streams in one ``XREAD BLOCK``, on a connection of its own taken from
+    the blocking client's pool, whose id lets another connection end the block at once
+    (``CLIENT UNBLOCK``: a game joined the read)."""
+
+    def __init__(self, store: RedisEventStore) -> None:
+        self._store = store
+        self._pool = store.blocking_client.connection_pool
+        self._connection: Any = None
+        self._client_id: int | None = None
+        self._lock = threading.Lock()
+
+    def read(
+        self, after: Mapping[str, int], timeout_s: float, *, limit: int
+    ) -> dict[str, list[RecordedEvent]]:
+        if not after:
+            raise ValueError("a watch reads at least one game")
+        keys = {self._store.keys.events(check_game_id(g)): g for g in after}
+        block = int(min(timeout_s, self._store.max_wait_s) * 1000)
+        pieces: list[Any] = ["XREAD", "COUNT", limit]
+        if block > 0:  # BLOCK 0 would mean "forever": a zero timeout is a plain read
+            pieces += ["BLOCK", block]
+        pieces += ["STREAMS", *keys, *(f"{v}-0" for v in after.values())]
+        with _guard():
+            answer = self._command(pieces)
+        if not answer:
+            return {}
+        # RESP2 answers [[key, entries], ...], RESP3 {key: entries}; raw entries are
+        # [id, [field, value, ...]].
+        pairs = answer.items() if isinstance(answer, dict) else answer
+        found: dict[str, list[RecordedEvent]] = {}
+        for key, entries in pairs:
+            game_id = keys[_s(key)]
+            found[game_id] = [
+                _parse_entry(game_id, entry_id, dict(zip(fields[::2], fields[1::2], strict=True)))
+                for entry_id, fields in entries
+            ]
+        return found
+
+    def _command(self, pieces: list[Any]) -> Any:
+        with self._lock:
+            if self._connection is None:
+                self._connection = self._pool.get_connection()
+            connection = self._connection
+        try:
+            if self._client_id is None:
+                connection.send_command("CLIENT", "ID")
+                self._client_id = int(connection.read_response())
+            connection.send_command(*pieces)
+            return connection.read_response()
+        except BaseException:
+            # Whatever came of the request, the connection's state is unknown: drop it (a
+            # reconnection would also have a new id).
+            self._client_id = None
+            connection.disconnect()
+            raise
+
+    def interrupt(self) -> bool:
+        client_id = self._client_id
+        if client_id is None:
+            return False
+        with _guard():
+            return bool(self._store.client.client_unblock(client_id))
+
+    def close(self) -> None:
+        with self._lock:
+            connection, self._connection = self._connection, None
+        if connection is not None:
+            self._pool.release(connection)
 
 
 class RedisSnapshotStore(SnapshotStore):

@@ -174,13 +174,43 @@ def _probe(port: int, out: Any, stop: Any) -> None:
     out.put((latencies, failures))
 
 
-def _phase(port: int, games: Any, processes: int, clients: int) -> tuple[dict[str, Any], Any]:
+def _cpu_s(root: int) -> float:
+    """CPU seconds (user + system) used so far by ``root`` and every process under it that
+    still runs (the service: gunicorn's master and workers), from Linux's /proc."""
+    tick = os.sysconf("SC_CLK_TCK")
+    parents: dict[int, int] = {}
+    used: dict[int, float] = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            fields = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue  # it ended meanwhile
+        parents[int(entry)] = int(fields[1])
+        used[int(entry)] = (int(fields[11]) + int(fields[12])) / tick
+    total = 0.0
+    for pid, cpu in used.items():
+        ancestor = pid
+        while ancestor not in (root, 0, 1) and ancestor in parents:
+            ancestor = parents[ancestor]
+        total += cpu if ancestor == root else 0.0
+    return total
+
+
+def _phase(
+    port: int, games: Any, processes: int, clients: int, service: int
+) -> tuple[dict[str, Any], Any]:
     queue: multiprocessing.Queue[Any] = multiprocessing.Queue()
     stop = multiprocessing.Event()
     prober = multiprocessing.Process(target=_probe, args=(port, queue, stop))
     prober.start()
     time.sleep(0.5)
+    cpu = _cpu_s(service)
     api = bench_api(port, games, processes, clients)
+    # The service's CPU per command (streams, probes and all), apart from how the machine
+    # shares its cores with the load's own processes: steadier than the rate between runs.
+    api["cpu_ms"] = 1000 * (_cpu_s(service) - cpu) / max(1, api["commands"])
     stop.set()
     probes = queue.get(timeout=60)
     prober.join()
@@ -241,7 +271,7 @@ def main() -> None:
             quiet = plan_games(port, args.games, args.commands)
             loaded = plan_games(port, args.games, args.commands)
             idle = [g.game_id for g in plan_games(port, 50, 0)]
-            base, base_probes = _phase(port, quiet, args.processes, args.clients)
+            base, base_probes = _phase(port, quiet, args.processes, args.clients, service.pid)
 
             queue: multiprocessing.Queue[Any] = multiprocessing.Queue()
             stop = multiprocessing.Event()
@@ -261,7 +291,7 @@ def main() -> None:
             kind, statuses = queue.get(timeout=180)
             assert kind == "ready"
             time.sleep(6)  # past the header timeout: stalled sockets are being replaced
-            load, load_probes = _phase(port, loaded, args.processes, args.clients)
+            load, load_probes = _phase(port, loaded, args.processes, args.clients, service.pid)
             stop.set()
             _, held = queue.get(timeout=60)
             holder.join()
@@ -278,6 +308,10 @@ def main() -> None:
         f"p50 {load['p50_ms']:.1f} ms, p99 {load['p99_ms']:.1f} ms, errors {load['error_count']}"
     )
     print(f"  /healthz : {_health(load_probes)}")
+    print(
+        f"service CPU: {base['cpu_ms']:.2f} ms per command without streams, "
+        f"{load['cpu_ms']:.2f} ms with ({base['cpu_ms'] / load['cpu_ms']:.0%})"
+    )
     print(
         f"  load     : {args.streams} streams on {'the played' if args.follow else '50 idle'} "
         f"games (answers {statuses}; {args.never_read} never read), {args.stalled} stalled "

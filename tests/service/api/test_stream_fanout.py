@@ -25,7 +25,7 @@ from flask import Flask
 from flask.testing import FlaskClient
 
 from service.api import create_app
-from service.api.fanout import Closed, FanOut, Frames, ViewerClass
+from service.api.fanout import Closed, FanOut, Frames, Subscription, ViewerClass
 from service.api.streams import FANOUT_EXTENSION
 from tests.service.api.conftest import (
     ADMIN_TOKEN,
@@ -346,3 +346,83 @@ def test_a_stream_that_does_not_keep_up_is_closed_and_the_others_are_not_held_up
         hub.leave(slow)
         hub.leave(quick)
         assert hub.followed == 0
+
+
+@pytest.fixture
+def quiet_heartbeat_app(redis_url: str, key_prefix: str) -> Flask:
+    app = create_app(
+        {
+            "REDIS_URL": redis_url,
+            "TIGRIS_KEY_PREFIX": key_prefix,
+            "TIGRIS_ADMIN_TOKEN": ADMIN_TOKEN,
+            "TIGRIS_SSE_HEARTBEAT": "30",  # a read blocks up to 30 s when nothing comes
+        }
+    )
+    app.test_client_class = ContractClient
+    return app
+
+
+def _frames_until(subscription: Subscription, version: int, bound_s: float) -> list[int]:
+    """The versions ``subscription`` is handed until ``version`` (or ``bound_s``)."""
+    versions: list[int] = []
+    ends = time.monotonic() + bound_s
+    while (not versions or versions[-1] < version) and time.monotonic() < ends:
+        for item in subscription.take(0.1):
+            assert isinstance(item, Frames), item
+            versions.extend(v for v, _ in item.frames)
+    return versions
+
+
+def test_one_read_follows_every_game_of_a_process_and_a_game_joining_is_read_at_once(
+    quiet_heartbeat_app: Flask, redis_url: str
+) -> None:
+    hub = quiet_heartbeat_app.extensions[FANOUT_EXTENSION]
+    assert isinstance(hub, FanOut)
+    spectator = ViewerClass(admin=False, seat=None, language="en")
+    with quiet_heartbeat_app.test_client() as client:
+        api = Api(client)
+        games = [api.create("board", seed=40 + n) for n in range(3)]
+        subscriptions: list[Subscription] = []
+        others = _blocked_reads(redis_url)  # other tests' servers' reads, if any
+        try:
+            # Given one game followed by this process, its read blocked (nothing comes)
+            subscriptions.append(hub.join(games[0].game_id, spectator, games[0].version))
+            deadline = time.monotonic() + BOUND_S
+            while _blocked_reads(redis_url) < others + 1 and time.monotonic() < deadline:
+                time.sleep(0.02)
+            assert _blocked_reads(redis_url) == others + 1
+            # When two more games are followed while that read blocks
+            for game in games[1:]:
+                subscriptions.append(hub.join(game.game_id, spectator, game.version))
+            # Then one read follows all three: one loop, one blocked connection
+            assert (hub.followed, hub.readers) == (3, 1)
+            time.sleep(0.2)
+            assert _blocked_reads(redis_url) == others + 1
+            # And a move in the game that joined last reaches its stream within a second,
+            # not after the 30 s the first read was to block
+            started = time.monotonic()
+            seat = api.awaited(games[2])[0]
+            assert api.command(games[2], seat, api.legal(games[2], seat)[0]).status_code == 200
+            version = api.version(games[2])
+            assert _frames_until(subscriptions[2], version, 10.0) == list(
+                range(games[2].version + 1, version + 1)
+            )
+            assert time.monotonic() - started < 1.0
+            # and a move in each other game reaches its own stream, and no other
+            for n in (0, 1):
+                seat = api.awaited(games[n])[0]
+                assert api.command(games[n], seat, api.legal(games[n], seat)[0]).status_code == 200
+                version = api.version(games[n])
+                assert _frames_until(subscriptions[n], version, 10.0) == list(
+                    range(games[n].version + 1, version + 1)
+                )
+            assert subscriptions[2].take(0.2) == []
+        finally:
+            for subscription in subscriptions:
+                hub.leave(subscription)
+        # And when the last stream leaves, the read ends and gives back its connection
+        assert (hub.followed, hub.readers) == (0, 0)
+        deadline = time.monotonic() + BOUND_S
+        while _blocked_reads(redis_url) > others and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert _blocked_reads(redis_url) == others

@@ -156,6 +156,13 @@ def test_a_blocking_read_goes_to_the_games_node_without_asking_for_its_keys(
     for game_id in game_ids:
         assert [e.version for e in store.wait(game_id, 0, timeout_s=1)] == [1]
         assert store.wait(game_id, 1, timeout_s=0.05) == []
+    # and a watch (a stream follower's read) reads one game per read: one XREAD names
+    # keys of one slot, and each game has its own
+    watch = store.watch()
+    assert not watch.shared
+    for game_id in game_ids:
+        assert [e.version for e in watch.read({game_id: 0}, 1, limit=5)[game_id]] == [1]
+        assert watch.read({game_id: 1}, 0.05, limit=5) == {}
     assert getkeys_calls() == before
 
 

@@ -295,6 +295,85 @@ def test_wait_wakes_up_on_an_append(store: EventStore) -> None:
     assert time.monotonic() - started < 5
 
 
+# -- watching many games ----------------------------------------------------------------
+def test_a_watch_reads_each_games_new_events_and_leaves_out_the_games_with_none(
+    store: EventStore,
+) -> None:
+    # Given three games with 1, 3 and 2 events
+    games = [new_game_id() for _ in range(3)]
+    for game_id, count in zip(games, (1, 3, 2), strict=True):
+        store.append(game_id, [event(n) for n in range(1, count + 1)], 0)
+    watch = store.watch()
+    try:
+        if not watch.shared:  # this adapter's watch reads one game at a time
+            assert [e.version for e in watch.read({games[1]: 1}, 5, limit=10)[games[1]]] == [2, 3]
+            return
+        # When one read asks for each game's events after versions 1, 1 and 2
+        found = watch.read({games[0]: 1, games[1]: 1, games[2]: 2}, 5, limit=10)
+        # Then it returns at once the second game's two new events, and no other game
+        assert {g: [e.version for e in events] for g, events in found.items()} == {games[1]: [2, 3]}
+        assert found[games[1]][0] == store.read(games[1], 1)[0]
+        # And at most ``limit`` events per game
+        found = watch.read({games[1]: 0, games[2]: 0}, 5, limit=1)
+        assert {g: [e.version for e in events] for g, events in found.items()} == {
+            games[1]: [1],
+            games[2]: [1],
+        }
+    finally:
+        watch.close()
+
+
+def test_a_watch_wakes_up_on_an_append_to_any_of_its_games(store: EventStore) -> None:
+    games = [new_game_id() for _ in range(3)]
+    for game_id in games:
+        store.append(game_id, [event(1)], 0)
+    watch = store.watch()
+    if not watch.shared:
+        games = games[2:]
+    timer = threading.Timer(0.1, lambda: store.append(games[-1], [event(2)], 1))
+    timer.start()
+    try:
+        started = time.monotonic()
+        woken = watch.read(dict.fromkeys(games, 1), 10, limit=10)
+        assert {g: [e.data["n"] for e in events] for g, events in woken.items()} == {games[-1]: [2]}
+        assert time.monotonic() - started < 5
+        # and with nothing new, a read times out empty
+        started = time.monotonic()
+        assert watch.read({games[-1]: 2}, 0.2, limit=10) == {}
+        assert time.monotonic() - started >= 0.15
+    finally:
+        timer.join()
+        watch.close()
+
+
+def test_an_interrupt_ends_a_blocked_watch_at_once(store: EventStore) -> None:
+    game_id = new_game_id()
+    store.append(game_id, [event(1)], 0)
+    watch = store.watch()
+    if not watch.shared:
+        assert watch.interrupt() is False  # one game per read: nothing to add to it
+        return
+    found: list[object] = []
+    # Given a read blocked for up to 30 s on a game where nothing comes
+    reader = threading.Thread(target=lambda: found.append(watch.read({game_id: 1}, 30, limit=10)))
+    started = time.monotonic()
+    reader.start()
+    try:
+        # When it is interrupted (tried again until a read was blocked to end)
+        deadline = started + 10
+        while not watch.interrupt() and time.monotonic() < deadline:
+            time.sleep(0.01)
+        reader.join(timeout=10)
+        # Then it returns empty within a few seconds, and the watch reads on
+        assert found == [{}]
+        assert time.monotonic() - started < 5
+        store.append(game_id, [event(2)], 1)
+        assert [e.version for e in watch.read({game_id: 1}, 5, limit=10)[game_id]] == [2]
+    finally:
+        reader.join(timeout=40)
+        watch.close()
+
+
 # -- the game index ----------------------------------------------------------------
 def test_the_index_lists_newest_first_in_pages(store: EventStore) -> None:
     ids = [f"g{n}-{new_game_id()[:6]}" for n in range(5)]

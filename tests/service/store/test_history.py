@@ -102,6 +102,31 @@ def test_a_stale_copy_reads_only_the_events_it_lacks(backend: Backend) -> None:
     assert second.queries.game_info(game_id).version == version
 
 
+def test_a_followers_fold_of_older_events_never_sets_the_processs_copy_back(
+    backend: Backend,
+) -> None:
+    # Given a game at version v1 as a stream's follower holds it, then played on twice by
+    # this same process (its cache holds the game at v3)
+    service, _, _ = services(backend)
+    game_id = service.commands.create_game(
+        "pile", ["a", "b"], {"max_take": 1}, 11, meta(None, "admin")
+    ).game_id
+    followed = service.repository.get(game_id)
+    v2 = take(service, game_id, 0, followed.version)
+    v3 = take(service, game_id, 1, v2)
+    held = service.repository.cached(game_id)
+    assert held is not None and held.version == v3
+    events = service.queries.events(game_id, after_version=followed.version)
+    # When the follower folds the first of those events onto its copy
+    behind = service.repository.advance(followed, events[:1])
+    # Then it has the game at v2, and the process's copy is still the one at v3 (a command
+    # would otherwise start from behind and conflict)
+    assert behind.version == v2
+    assert service.repository.cached(game_id) is held
+    # And folding on to v3 takes the copy the process holds, with no fold of its own
+    assert service.repository.advance(behind, events[1:]) is held
+
+
 def test_a_catch_up_across_a_revert_and_the_end_of_the_game(backend: Backend) -> None:
     # Given: a game the second process has cached; the first reverts it and plays on
     first, second, recorder = services(backend)
