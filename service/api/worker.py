@@ -10,8 +10,9 @@ hiredis parser) runs on gevent's patched sockets, so every Redis wait yields too
 What slow or hostile clients get:
 
 - headers: a connection must deliver a complete request head within the keep-alive time
-  (``TIGRIS_HEADER_TIMEOUT``, gunicorn's ``keepalive``) of opening, or of its previous
-  response, or it is closed; so stalled half-requests and idle keep-alive connections go;
+  (``TIGRIS_HEADER_TIMEOUT``, gunicorn's ``keepalive``; each connection's deadline is spread
+  up to half of it further) of opening, or of its previous response, or it is closed; so
+  stalled half-requests and idle keep-alive connections go;
 - every single read or write on a client socket that makes no progress for
   ``TIGRIS_CLIENT_TIMEOUT`` seconds (default 30) ends the connection: a body that stalls
   (400, see ``service.api.streams``), a stream client that never reads (its stream is
@@ -26,6 +27,7 @@ from __future__ import annotations
 
 import gc
 import json
+import random
 import resource
 import socket
 import warnings
@@ -227,6 +229,13 @@ class TigrisWorker(GeventWorker):  # type: ignore[misc]  # gunicorn is untyped
         gc.freeze()
         loaded: Any = getattr(self, "wsgi")  # noqa: B009  # set by gunicorn, untyped
         self.wsgi = closing_when_asked(loaded)
+
+    def timeout_ctx(self) -> Any:
+        # gunicorn's deadline for a request head (the keep-alive time), spread by up to half
+        # of it: connections opened together (a slowloris' burst) are not all closed at the
+        # same instant, to come back at once; hundreds of closes and accepts together stall
+        # a worker's other requests (health checks over 100 ms in bench_isolation).
+        return gevent.Timeout(self.cfg.keepalive * (1 + random.random() / 2), False)
 
     def handle(self, listener: Any, client: Any, addr: Any) -> None:
         # gunicorn's gevent worker makes the socket blocking without any limit; here each
