@@ -1,14 +1,17 @@
 """Live event streams cost one read and one encoding per event per viewer class, not per
 stream.
 
-Each server process follows each watched game once: a ``Follower`` (one thread, i.e. one
-greenlet under the production server's gevent worker) waits for the game's new events in a
-blocking Redis read (``XREAD BLOCK``, on the store's blocking client, whose pool is apart
-from the commands' one), renders each batch once per viewer class present (the admin, each
-seat, spectators; and each language, since events carry a description), and hands the
-encoded server-sent-event frames to every subscribed stream in memory. The follower stops
-when its last stream leaves, when the game is over and every event was handed out, or when
-the store fails (its streams end; their clients reconnect with ``Last-Event-ID``).
+Each server process follows each watched game once. A ``Reader`` (one thread, i.e. one
+greenlet under the production server's gevent worker) waits for the new events of all the
+games the process follows in one blocking read (``EventStore.watch``: on one Redis server,
+one ``XREAD BLOCK`` naming every game's stream, on a connection of its own; a game joining
+ends the read under way). A Redis Cluster reads one slot per request, so each followed game
+gets a reader of its own there. For each game's batch, the game's ``Follower`` renders it once
+per viewer class present (the admin, each seat, spectators; and each language, since events
+carry a description), and hands the encoded server-sent-event frames to every subscribed
+stream in memory. A follower stops when its last stream leaves, or when the game is over and
+every event was handed out. A reader stops with its last follower, or when the store fails
+(its streams end; their clients reconnect with ``Last-Event-ID``).
 
 A stream keeps its own position: it catches up from Redis (``service.api.events``) to where
 it joins, then takes the follower's frames, skipping what it already sent and catching up
