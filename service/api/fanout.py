@@ -133,7 +133,9 @@ class Subscription:
             if self.closed is not None:
                 return
             if isinstance(item, Frames):
-                if self._queued + len(item.frames) > self._limit:
+                # Behind means events still queued: a batch into an empty queue (a stream
+                # that took all it was given) is taken whatever its size.
+                if self._queued and self._queued + len(item.frames) > self._limit:
                     self._close(
                         f"this stream fell more than {self._limit} events behind the game; "
                         "reconnect with Last-Event-ID"

@@ -283,19 +283,23 @@ def test_a_reconnect_with_last_event_id_has_no_gap_and_no_duplicate(server: Live
         staying.close()
 
 
-@pytest.fixture
-def small_buffer_app(redis_url: str, key_prefix: str) -> Flask:
+def _app(redis_url: str, key_prefix: str, **settings: str) -> Flask:
+    """The service in this process on the tests' Redis, with ``settings`` (TIGRIS_...)."""
     app = create_app(
         {
             "REDIS_URL": redis_url,
             "TIGRIS_KEY_PREFIX": key_prefix,
             "TIGRIS_ADMIN_TOKEN": ADMIN_TOKEN,
-            "TIGRIS_STREAM_BUFFER": "6",
-            "TIGRIS_SSE_HEARTBEAT": "1",
+            **{f"TIGRIS_{name.upper()}": value for name, value in settings.items()},
         }
     )
     app.test_client_class = ContractClient
     return app
+
+
+@pytest.fixture
+def small_buffer_app(redis_url: str, key_prefix: str) -> Flask:
+    return _app(redis_url, key_prefix, stream_buffer="6", sse_heartbeat="1")
 
 
 def test_a_stream_that_does_not_keep_up_is_closed_and_the_others_are_not_held_up(
@@ -350,16 +354,8 @@ def test_a_stream_that_does_not_keep_up_is_closed_and_the_others_are_not_held_up
 
 @pytest.fixture
 def quiet_heartbeat_app(redis_url: str, key_prefix: str) -> Flask:
-    app = create_app(
-        {
-            "REDIS_URL": redis_url,
-            "TIGRIS_KEY_PREFIX": key_prefix,
-            "TIGRIS_ADMIN_TOKEN": ADMIN_TOKEN,
-            "TIGRIS_SSE_HEARTBEAT": "30",  # a read blocks up to 30 s when nothing comes
-        }
-    )
-    app.test_client_class = ContractClient
-    return app
+    # a read blocks up to 30 s when nothing comes
+    return _app(redis_url, key_prefix, sse_heartbeat="30")
 
 
 def _frames_until(subscription: Subscription, version: int, bound_s: float) -> list[int]:
