@@ -422,3 +422,22 @@ def test_one_read_follows_every_game_of_a_process_and_a_game_joining_is_read_at_
         while _blocked_reads(redis_url) > others and time.monotonic() < deadline:
             time.sleep(0.02)
         assert _blocked_reads(redis_url) == others
+
+
+def test_a_streams_bound_counts_the_events_still_queued_not_the_size_of_a_batch() -> None:
+    spectator = ViewerClass(admin=False, seat=None, language="en")
+    subscription = Subscription("g1", spectator, limit=3, joined_at=0)
+
+    def frames(*versions: int) -> Frames:
+        return Frames(tuple((v, b"id: %d\n\n" % v) for v in versions))
+
+    # Given a stream that took all it was given, when one batch larger than its bound comes
+    subscription.offer(frames(1, 2, 3, 4, 5))
+    # Then it is queued whole (the stream is not behind: a read took several events at once)
+    (batch,) = subscription.take(0)
+    assert isinstance(batch, Frames) and [v for v, _ in batch.frames] == [1, 2, 3, 4, 5]
+    # But when events pile up past the bound while it does not take them, it is closed
+    subscription.offer(frames(6, 7))
+    subscription.offer(frames(8, 9))
+    (closed,) = subscription.take(0)
+    assert isinstance(closed, Closed) and "more than 3 events behind" in closed.reason
