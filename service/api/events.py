@@ -3,10 +3,11 @@
 The stream is a plain generator: each open stream is one greenlet of the production server
 (gunicorn's gevent worker, ``service.api.worker``). It first catches up from Redis (after
 ``Last-Event-ID`` or ``after``), rendering for itself; then it joins the process's one
-follower of the game (``service.api.fanout``), which reads the game's new events once, in
-a blocking read on a Redis pool of its own, renders them once per viewer class and hands
-the frames to every stream of the game; the stream mostly sleeps until then, so open
-streams cost memory, not the capacity commands need. Streams are counted per process,
+follower of the game (``service.api.fanout``), which reads the game's new events once (in
+the process's one blocking read of the games it follows, on a Redis connection of its
+own), renders them once per viewer class and hands the frames to every stream of the
+game; the stream mostly sleeps until then, so open streams cost memory, not the capacity
+commands need. Streams are counted per process,
 client address and game (``service.api.streams``: 503/429 beyond the limits); a browser
 authenticates with a stream ticket (``?ticket=``) instead of a header.
 """
@@ -282,7 +283,9 @@ def _events(
     if deadline <= time.monotonic():
         return
     # Live: the process's one follower of this game hands this stream its frames.
-    subscription = hub.join(game_id, viewer, position.after)
+    # (From no further than the game: a Last-Event-ID beyond it must not put the process's
+    # follower of the game, shared with other streams, ahead of the game.)
+    subscription = hub.join(game_id, viewer, min(position.after, current.version))
     try:
         if subscription.joined_at > position.after:  # the follower was ahead
             yield from _catch_up(

@@ -10,16 +10,18 @@ gets a reader of its own there. For each game's batch, the game's ``Follower`` r
 per viewer class present (the admin, each seat, spectators; and each language, since events
 carry a description), and hands the encoded server-sent-event frames to every subscribed
 stream in memory. A follower stops when its last stream leaves, or when the game is over and
-every event was handed out. A reader stops with its last follower, or when the store fails
-(its streams end; their clients reconnect with ``Last-Event-ID``).
+every event was handed out, or when its game fails it (a load, a decoding, the store). A
+reader stops with its last follower, or when its read fails (all its streams end). A stream
+ended so gets a comment saying why; its client reconnects with ``Last-Event-ID``.
 
 A stream keeps its own position: it catches up from Redis (``service.api.events``) to where
 it joins, then takes the follower's frames, skipping what it already sent and catching up
 again from Redis over any gap (a frame batch its class was not rendered for, a follower that
 ran ahead while it joined), so it sends every event once, in order.
 
-Every subscription's queue is bounded (``TIGRIS_STREAM_BUFFER`` events): a stream whose
-client reads too slowly to keep up is closed with a comment line saying why, rather than
+Every subscription's queue is bounded (``TIGRIS_STREAM_BUFFER`` events queued when another
+batch comes; a batch into an empty queue is taken whole): a stream whose client reads too
+slowly to keep up is closed with a comment line saying why, rather than
 slowing the follower (and the other viewers) or growing without bound; its client
 reconnects with ``Last-Event-ID`` and catches up. Frames are shared between the streams of
 a class, so a queued event costs a stream a reference, not a copy.
@@ -27,7 +29,6 @@ a class, so a queued event costs a stream a reference, not a copy.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import logging
 import threading
@@ -55,6 +56,7 @@ STREAM_BATCH = 200
 READ_CYCLE_S = 0.05
 WAKE_TRIES = 250  # a join ends the read under way: tries, WAKE_PAUSE_S apart (0.5 s at most)
 WAKE_PAUSE_S = 0.002
+LOAD_PASSES = 5  # loads of games joining meanwhile before a read that does not wait for them
 SERVICE_EVENTS = "service."  # the type prefix of the service's own events (claims, undo...)
 
 
@@ -265,19 +267,19 @@ class Reader:
         try:
             self._read()
         except (StoreUnavailable, redis.RedisError) as exc:
-            log.warning("following %s ended: store unavailable (%s)", self._names(), exc)
             self.hub.stop(self, Closed("the event store is unavailable; reconnect"))
+            log.warning("a stream read ended: store unavailable (%s)", exc)
         except Exception:
-            log.exception("following %s failed", self._names())
             self.hub.stop(self, Closed("the server failed following this game; reconnect"))
+            log.exception("a stream read failed")
         finally:
+            if not self.stopped:  # ended otherwise (the worker stopping): no join may wait
+                self.hub.stop(self, Closed("the server is stopping; reconnect"))
             self.watch.close()
-
-    def _names(self) -> str:
-        return ", ".join(sorted(self.followers)) or "no game"
 
     def _read(self) -> None:
         hub = self.hub
+        passes = 0
         while True:
             with hub.lock:
                 if self.stopped:
@@ -285,25 +287,31 @@ class Reader:
                 followers = [f for f in self.followers.values() if not f.stopped]
                 self.read_generation = self.generation
             live = [f for f in followers if self._ready(f)]
-            if not live:
-                continue  # every one ended: the hub stopped this reader if it has no other
+            with hub.lock:
+                # Games that joined while these loaded (their joins' wake-ups may be over):
+                # load them too before reading, or read without blocking.
+                behind = self.generation != self.read_generation
+            if (behind and passes < LOAD_PASSES) or not live:
+                passes += 1
+                continue  # (no live one: the hub stopped this reader if it has no other)
+            passes = 0
             now = time.monotonic()
             # Each game is loaded again after a heartbeat with no event (how a follower sees
             # a game end with no event of its own): the read lasts until the first is due.
-            timeout = max(0.0, min(f.checked_at for f in live) + hub.wait_s - now)
+            due = min(f.checked_at for f in live) + hub.wait_s - now
+            timeout = 0.0 if behind else max(0.0, due)
             began = now
+            # Only this read's failure (the store's) ends the reader and all its streams.
             batches = self.watch.read(
-                {f.game_id: (f.current.kind, f.position) for f in live if f.current},
-                timeout,
-                limit=STREAM_BATCH,
+                {f.game_id: f.position for f in live}, timeout, limit=STREAM_BATCH
             )
             for follower in live:
-                if follower.stopped:
+                if follower.stopped or follower.current is None:
                     continue
-                batch = batches.get(follower.game_id)
+                records = batches.get(follower.game_id)
                 with _only(follower):
-                    if batch:
-                        follower.take(batch)
+                    if records:
+                        follower.take(self.watch.decode(follower.current.kind, records))
                     elif time.monotonic() - follower.checked_at >= hub.wait_s:
                         follower.load()
             # Under load, a shared read every READ_CYCLE_S at most: each takes many games'
@@ -325,11 +333,13 @@ class Reader:
 
 @contextmanager
 def _only(follower: Follower) -> Iterator[None]:
-    """A failure of one follower's game (but the store's) ends that follower alone."""
+    """A failure with one follower's game (loading it, decoding or rendering its events,
+    even the store failing to answer for it) ends that follower's streams alone."""
     try:
         yield
-    except (StoreUnavailable, redis.RedisError):
-        raise  # the reader's read fails as well: all its followers end
+    except (StoreUnavailable, redis.RedisError) as exc:
+        log.warning("following %s ended: store unavailable (%s)", follower.game_id, exc)
+        follower.hub.finish(follower, Closed("the event store is unavailable; reconnect"))
     except Exception:
         log.exception("following %s failed", follower.game_id)
         follower.hub.finish(follower, Closed("the server failed following this game; reconnect"))
@@ -406,6 +416,8 @@ class FanOut:
         for _ in range(WAKE_TRIES):
             if reader.stopped or reader.read_generation >= generation:
                 return
+            if reader.generation > generation:
+                return  # a later join wakes it (for its games and this one): one waker
             try:
                 if reader.watch.interrupt():
                     return
@@ -468,6 +480,16 @@ class FanOut:
 
     @staticmethod
     def _release(reader: Reader) -> None:
-        """A reader left with no game ends its read now (it gives back its connection)."""
-        with contextlib.suppress(StoreUnavailable, redis.RedisError):
-            reader.watch.interrupt()
+        """A shared reader left with no game ends its read now and gives back its connection
+        (a one-game reader's read ends within its heartbeat)."""
+        if not reader.watch.shared:
+            return
+        for _ in range(WAKE_TRIES):
+            if not reader.thread.is_alive():
+                return
+            try:
+                if reader.watch.interrupt():
+                    return
+            except (StoreUnavailable, redis.RedisError):
+                return
+            time.sleep(WAKE_PAUSE_S)  # its read has not blocked yet

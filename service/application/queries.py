@@ -21,6 +21,7 @@ from service.store.port import (
     STATUSES,
     EventStore,
     EventWatch,
+    RecordedEvent,
     SnapshotStore,
     index_filters,
     index_member,
@@ -44,8 +45,9 @@ class SnapshotMismatch:
 
 
 class GameWatch:
-    """``EventStore.watch`` with its events decoded: the new events of many games at once
-    (a server process's follower of live streams, ``service.api.fanout``)."""
+    """``EventStore.watch`` for the application: the new events of many games at once (a
+    server process's follower of live streams, ``service.api.fanout``), read as records and
+    decoded game by game, so that one game's undecodable event fails that game alone."""
 
     def __init__(self, watch: EventWatch, mapper: EventMapper) -> None:
         self._watch = watch
@@ -53,18 +55,16 @@ class GameWatch:
         self.shared = watch.shared  # False: one game per read
 
     def read(
-        self, after: Mapping[str, tuple[str, int]], timeout_s: float, *, limit: int
-    ) -> dict[str, list[StoredEvent]]:
-        """Each game's events after its version (``after``: game id: (kind, version)), at
-        most ``limit``; games with none are left out. Blocks up to ``timeout_s`` until one
-        has an event, or until ``interrupt``."""
-        found = self._watch.read(
-            {game_id: version for game_id, (_, version) in after.items()}, timeout_s, limit=limit
-        )
-        return {
-            game_id: [self._mapper.decode(after[game_id][0], r) for r in records]
-            for game_id, records in found.items()
-        }
+        self, after: Mapping[str, int], timeout_s: float, *, limit: int
+    ) -> dict[str, list[RecordedEvent]]:
+        """Each game's records after its version (``after``), at most ``limit``; games with
+        none are left out. Blocks up to ``timeout_s`` until one has an event, or until
+        ``interrupt``."""
+        return self._watch.read(after, timeout_s, limit=limit)
+
+    def decode(self, kind: str, records: Sequence[RecordedEvent]) -> list[StoredEvent]:
+        """A game's records (of ``kind``) as its events."""
+        return [self._mapper.decode(kind, r) for r in records]
 
     def interrupt(self) -> bool:
         return self._watch.interrupt()

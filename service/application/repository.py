@@ -242,10 +242,6 @@ class GameRepository:
         """Keep ``game`` (current as of now) as this process's copy, snapshotting it first
         if the last snapshot is ``snapshot_every`` events old."""
         entry = self.cache.get(game.game_id)
-        if entry is not None and entry[0].version > game.version:
-            # A copy already further on (a command appended here while a stream's follower
-            # folded older events): keep it, or the next command would start from behind.
-            return
         known = game.snapshot_version if entry is None else max(game.snapshot_version, entry[1])
         self.cache.put(game, self._maybe_snapshot(game, known))
 
@@ -270,11 +266,12 @@ class GameRepository:
         if stored[0].version != game.version + 1:
             raise FormatError(f"event version {stored[0].version} follows {game.version}")
         version = stored[-1].version
+        head = stored[-1].metadata.get(chain.HASH_KEY)
         held = self.cached(game.game_id)
-        if held is not None and held.version == version:
+        if held is not None and held.version == version and head and held.head == head:
             # This process holds the game at that version already (it appended those events
-            # itself, or another reader folded them): versions are never reused, so it is
-            # the same game, with no fold.
+            # itself, or another reader folded them), and its last event's hash is the one
+            # just read: the same game, with no fold.
             return held
         rules = game.rules
         state = self.fold_onto(game.game_id, rules, game.state, stored)
@@ -295,7 +292,6 @@ class GameRepository:
             "reverts": reverts,
         }
         info = GameInfo(**{**game.info.__dict__, **changed})
-        head = stored[-1].metadata.get(chain.HASH_KEY)
         caught = LoadedGame(
             game.game_id,
             game.kind,
@@ -307,7 +303,11 @@ class GameRepository:
             head if isinstance(head, str) else None,
         )
         self._observer.game_load("catch_up")
-        self.remember(caught)
+        latest = self.cached(game.game_id)
+        if latest is None or latest.version <= version:
+            # Not over a copy already further on (a command appended here while a stream's
+            # follower folded older events): the next command would start from behind.
+            self.remember(caught)
         return caught
 
     def state_at(self, game_id: str, rules: GameRules[Any, Any, Any], version: int) -> Any:

@@ -311,8 +311,9 @@ class EventWatch(ABC):
 
     @abstractmethod
     def interrupt(self) -> bool:
-        """Make the read blocked now return (empty) at once. False: none was blocked (one
-        may be about to block: a caller that must reach it tries again)."""
+        """Make the read blocked now return (empty) at once; an adapter may also end the
+        next read at once. False: none was ended (one may be about to block: a caller that
+        must reach it tries again)."""
 
     def close(self) -> None:  # noqa: B027 (most watches hold nothing)
         """Give back what the watch holds (a connection); it reads no more."""

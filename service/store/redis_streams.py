@@ -36,6 +36,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+import logging
 import threading
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
@@ -289,6 +290,10 @@ def _parse_entry(game_id: str, entry_id: Any, fields: Mapping[Any, Any]) -> Reco
     )
 
 
+log = logging.getLogger(__name__)
+
+# The longest block of a watch whose reads cannot be ended early (CLIENT UNBLOCK refused).
+UNINTERRUPTIBLE_BLOCK_S = 1.0
 # The longest single XREAD BLOCK ``wait`` performs; longer waits return empty (callers
 # loop). ``service.store.connect`` builds the blocking client with a socket timeout above it.
 MAX_WAIT_S = 60.0
@@ -640,6 +645,7 @@ class RedisEventWatch(EventWatch):
         self._connection: Any = None
         self._client_id: int | None = None
         self._lock = threading.Lock()
+        self.interruptible = True  # False once Redis refused CLIENT UNBLOCK: short blocks
 
     def read(
         self, after: Mapping[str, int], timeout_s: float, *, limit: int
@@ -647,7 +653,8 @@ class RedisEventWatch(EventWatch):
         if not after:
             raise ValueError("a watch reads at least one game")
         keys = {self._store.keys.events(check_game_id(g)): g for g in after}
-        block = int(min(timeout_s, self._store.max_wait_s) * 1000)
+        longest = self._store.max_wait_s if self.interruptible else UNINTERRUPTIBLE_BLOCK_S
+        block = int(min(timeout_s, longest) * 1000)
         pieces: list[Any] = ["XREAD", "COUNT", limit]
         if block > 0:  # BLOCK 0 would mean "forever": a zero timeout is a plain read
             pieces += ["BLOCK", block]
@@ -688,14 +695,25 @@ class RedisEventWatch(EventWatch):
 
     def interrupt(self) -> bool:
         client_id = self._client_id
-        if client_id is None:
+        if client_id is None or not self.interruptible:
             return False
-        with _guard():
-            return bool(self._store.client.client_unblock(client_id))
+        try:
+            with _guard():
+                return bool(self._store.client.client_unblock(client_id))
+        except redis_errors.ResponseError as exc:  # e.g. NOPERM: an ACL without @admin
+            self.interruptible = False
+            log.warning(
+                "CLIENT UNBLOCK refused (%s): a game a stream joins waits for the read under "
+                "way, up to %.0f s; grant the service's Redis user CLIENT UNBLOCK",
+                exc,
+                UNINTERRUPTIBLE_BLOCK_S,
+            )
+            return False
 
     def close(self) -> None:
         with self._lock:
             connection, self._connection = self._connection, None
+            self._client_id = None  # the pool may lend the connection to someone else
         if connection is not None:
             self._pool.release(connection)
 

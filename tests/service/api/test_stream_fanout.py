@@ -441,3 +441,45 @@ def test_a_streams_bound_counts_the_events_still_queued_not_the_size_of_a_batch(
     subscription.offer(frames(8, 9))
     (closed,) = subscription.take(0)
     assert isinstance(closed, Closed) and "more than 3 events behind" in closed.reason
+
+
+def test_a_game_whose_event_cannot_be_read_ends_its_own_streams_and_no_other(
+    quiet_heartbeat_app: Flask,
+) -> None:
+    hub = quiet_heartbeat_app.extensions[FANOUT_EXTENSION]
+    assert isinstance(hub, FanOut)
+    spectator = ViewerClass(admin=False, seat=None, language="en")
+    with quiet_heartbeat_app.test_client() as client:
+        api = Api(client)
+        broken, sound = api.create("board", seed=50), api.create("board", seed=51)
+        # Given two games followed by this process's one read
+        on_broken = hub.join(broken.game_id, spectator, broken.version)
+        on_sound = hub.join(sound.game_id, spectator, sound.version)
+        try:
+            # When the first game's stream gets an event this service cannot read (as one
+            # written by a newer release during a rolling deploy)
+            store = hub.games.store
+            inner: Any = getattr(store, "inner", store)
+            inner.client.xadd(
+                inner.keys.events(broken.game_id),
+                {"type": "board.FromTheFuture", "schema": "1", "data": "{}", "meta": "{}"},
+                id=f"{broken.version + 1}-0",
+            )
+            # Then that game's stream is closed, saying why
+            items: list[Any] = []
+            ends = time.monotonic() + BOUND_S
+            while not items and time.monotonic() < ends:
+                items = on_broken.take(0.1)
+            assert len(items) == 1 and isinstance(items[0], Closed)
+            assert "failed following this game" in items[0].reason
+            # And the other game's stream goes on: a move reaches it
+            seat = api.awaited(sound)[0]
+            assert api.command(sound, seat, api.legal(sound, seat)[0]).status_code == 200
+            version = api.version(sound)
+            assert _frames_until(on_sound, version, 10.0) == list(
+                range(sound.version + 1, version + 1)
+            )
+            assert (hub.followed, hub.readers) == (1, 1)
+        finally:
+            hub.leave(on_broken)
+            hub.leave(on_sound)

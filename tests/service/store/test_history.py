@@ -125,6 +125,10 @@ def test_a_followers_fold_of_older_events_never_sets_the_processs_copy_back(
     assert service.repository.cached(game_id) is held
     # And folding on to v3 takes the copy the process holds, with no fold of its own
     assert service.repository.advance(behind, events[1:]) is held
+    # While a game just read from the store is kept even if older (the store may have lost
+    # writes: its game is the one commands must decide on)
+    service.repository.remember(behind)
+    assert service.repository.cached(game_id) is behind
 
 
 def test_a_catch_up_across_a_revert_and_the_end_of_the_game(backend: Backend) -> None:
