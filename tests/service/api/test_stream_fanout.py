@@ -358,6 +358,16 @@ def quiet_heartbeat_app(redis_url: str, key_prefix: str) -> Flask:
     return _app(redis_url, key_prefix, sse_heartbeat="30")
 
 
+SPECTATOR = ViewerClass(admin=False, seat=None, language="en")
+
+
+def _hub(app: Flask) -> FanOut:
+    """The app's fan-out (its followers and reads)."""
+    hub = app.extensions[FANOUT_EXTENSION]
+    assert isinstance(hub, FanOut)
+    return hub
+
+
 def _frames_until(subscription: Subscription, version: int, bound_s: float) -> list[int]:
     """The versions ``subscription`` is handed until ``version`` (or ``bound_s``)."""
     versions: list[int] = []
@@ -372,9 +382,7 @@ def _frames_until(subscription: Subscription, version: int, bound_s: float) -> l
 def test_one_read_follows_every_game_of_a_process_and_a_game_joining_is_read_at_once(
     quiet_heartbeat_app: Flask, redis_url: str
 ) -> None:
-    hub = quiet_heartbeat_app.extensions[FANOUT_EXTENSION]
-    assert isinstance(hub, FanOut)
-    spectator = ViewerClass(admin=False, seat=None, language="en")
+    hub, spectator = _hub(quiet_heartbeat_app), SPECTATOR
     with quiet_heartbeat_app.test_client() as client:
         api = Api(client)
         games = [api.create("board", seed=40 + n) for n in range(3)]
@@ -446,9 +454,7 @@ def test_a_streams_bound_counts_the_events_still_queued_not_the_size_of_a_batch(
 def test_a_game_whose_event_cannot_be_read_ends_its_own_streams_and_no_other(
     quiet_heartbeat_app: Flask,
 ) -> None:
-    hub = quiet_heartbeat_app.extensions[FANOUT_EXTENSION]
-    assert isinstance(hub, FanOut)
-    spectator = ViewerClass(admin=False, seat=None, language="en")
+    hub, spectator = _hub(quiet_heartbeat_app), SPECTATOR
     with quiet_heartbeat_app.test_client() as client:
         api = Api(client)
         broken, sound = api.create("board", seed=50), api.create("board", seed=51)
