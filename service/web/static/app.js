@@ -309,11 +309,24 @@ const game = {
   events: [], eventsToken: undefined, log: null, news: null, newsSeen: 0, focusTarget: false, mine: false, notified: null, invites: {},
   fit: window.innerWidth >= 900, // a narrow screen pans a board of finger-sized squares
 };
+// One load at a time, and at most one waiting: a burst of events (a bot's turn) is one more
+// load, not one per event; the waiting one starts after them all and sees them all.
 let queue = Promise.resolve();
-const refresh = () => { queue = queue.then(load).catch((error) => sayProblem(error)); return queue; };
+let waiting = false;
+const refresh = () => {
+  if (waiting) return queue;
+  waiting = true;
+  queue = queue.then(() => { waiting = false; return load(); }).catch((error) => sayProblem(error));
+  return queue;
+};
+// What the last load drew; a load that found nothing new does not draw the page again, so a
+// click under way is never split between two drawings of the same version (lost, if its
+// press and release land on different buttons).
+let drawn = null;
 
 async function gamePage(gameId) {
   game.id = gameId;
+  drawn = null;
   const held = heldSeats(gameId);
   const seats = Object.keys(held).map(Number).sort();
   game.seat = seats.length ? seats[0] : null;
@@ -359,6 +372,9 @@ async function load() {
     if (game.token) game.undo = (await call("GET", `/games/${game.id}/undo-requests`, { token: game.token })).body.items;
     await loadEvents();
   }
+  const loaded = JSON.stringify([game.info, game.etag, game.seat, game.token, game.legalVersion, game.undo, game.events.length]);
+  if (loaded === drawn) return;
+  drawn = loaded;
   render();
 }
 

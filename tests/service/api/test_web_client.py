@@ -402,6 +402,59 @@ def test_a_consented_undo_asked_in_one_page_and_approved_in_the_other(
     ready(asker, now["version"])
 
 
+# Keeps each event stream the page opens, so that a test can replay the stream's events.
+KEEP_STREAMS = """
+const Real = window.EventSource;
+window.__streams = [];
+window.EventSource = class extends Real {
+  constructor(...args) { super(...args); window.__streams.push(this); }
+};
+"""
+# Records the version of each drawing of the game (each time the page replaces its content).
+RECORD_DRAWINGS = """
+window.__drawn = [];
+new MutationObserver(() => {
+  const game = document.querySelector('#main > [data-game]');
+  window.__drawn.push(game ? game.dataset.version : null);
+}).observe(document.getElementById('main'), { childList: true });
+"""
+
+
+def test_a_burst_of_events_is_one_load_and_a_load_with_nothing_new_draws_nothing(
+    players: list[Page], live_server: LiveServer
+) -> None:
+    ann, bob = players
+    # given a seeded board game of Ann and Bob, Bob's page following Ann's turn
+    bob.add_init_script(KEEP_STREAMS)
+    game_id = seeded_open_game(live_server, "board")
+    claim_in_lobby(ann, live_server, game_id, 0, "Ann")
+    claim_in_lobby(bob, live_server, game_id, 1, "Bob")
+    before = api(live_server, f"/games/{game_id}/pending")
+    assert before["awaited"] == [0]
+    ready(ann, before["version"])
+    bob.wait_for_selector(f"[data-game][data-version='{before['version']}']")
+    bob.wait_for_function("window.__streams.length > 0")
+    bob.evaluate(RECORD_DRAWINGS)
+    loads: list[str] = []
+    bob.on("request", lambda r: loads.append(r.url) if r.url.endswith("/state") else None)
+    # when five events reach Bob's stream at once with nothing new in the game (as a bot's
+    # turn's events arrive while the page already shows where they lead)
+    bob.evaluate(
+        "for (let i = 0; i < 5; i++) window.__streams.at(-1)"
+        ".dispatchEvent(new MessageEvent('game-event', { data: '{}' }))"
+    )
+    # and then Ann moves by clicking
+    move(ann, random.Random(11), set())
+    ann.wait_for_selector(f"[data-game]:not([data-version='{before['version']}'])")
+    after = api(live_server, f"/games/{game_id}/pending")
+    bob.wait_for_selector(f"[data-game][data-version='{after['version']}']")
+    # then the burst was one load of the state, which drew nothing (a click on the page could
+    # not have been split between two drawings); the first drawing since is Ann's move
+    drawn = bob.evaluate("window.__drawn")
+    assert drawn and drawn[0] == str(after["version"]), drawn
+    assert 1 < len(loads) <= 1 + (after["version"] - before["version"]), loads
+
+
 def play_moves(server: LiveServer, game_id: str, pages: list[Page], count: int, seed: int) -> None:
     """``count`` moves clicked in the awaited seat's page (by the rule of :func:`move`)."""
     rng = random.Random(seed)
