@@ -27,7 +27,17 @@ from flask import Blueprint, Response, request, stream_with_context
 from service.api.auth import Caller
 from service.api.context import caller_for, services
 from service.api.declare import ok, operation, query
-from service.api.fanout import STREAM_BATCH, Closed, Ended, FanOut, Frames, ViewerClass, encode
+from service.api.fanout import (
+    STREAM_BATCH,
+    Closed,
+    Direct,
+    Ended,
+    FanOut,
+    Frames,
+    Raw,
+    ViewerClass,
+    encode,
+)
 from service.api.http import json_response, load_query, not_modified
 from service.api.language import language
 from service.api.problems import bad_request
@@ -171,6 +181,7 @@ def stream_events(game_id: str) -> Response:
             work=gate.work,
             language=language(),
             hub=fan_out(),
+            direct=Direct.of(request.environ),
         )
         response = Response(stream_with_context(stream), mimetype="text/event-stream")
     except BaseException:
@@ -195,6 +206,7 @@ def _stream(
     work: AbstractContextManager[Any],
     language: str,
     hub: FanOut,
+    direct: Direct | None,
 ) -> Iterator[bytes]:
     try:
         yield from _events(
@@ -206,6 +218,7 @@ def _stream(
             heartbeat_s=heartbeat_s,
             work=work,
             hub=hub,
+            direct=direct,
         )
     except (StoreUnavailable, redis.RedisError) as exc:
         # The headers are sent: no problem can be answered any more. The stream ends
@@ -271,6 +284,7 @@ def _events(
     heartbeat_s: float,
     work: AbstractContextManager[Any],
     hub: FanOut,
+    direct: Direct | None = None,
 ) -> Iterator[bytes]:
     yield b"retry: 2000\n\n"
     deadline = time.monotonic() + wait_s
@@ -285,24 +299,35 @@ def _events(
     # Live: the process's one follower of this game hands this stream its frames.
     # (From no further than the game: a Last-Event-ID beyond it must not put the process's
     # follower of the game, shared with other streams, ahead of the game.)
-    subscription = hub.join(game_id, viewer, min(position.after, current.version))
+    # (Its frames may go straight to its socket while it waits: see ``Direct``.)
+    subscription = hub.join(game_id, viewer, min(position.after, current.version), direct)
     try:
         if subscription.joined_at > position.after:  # the follower was ahead
             yield from _catch_up(
                 games, game_id, viewer, position, upto=subscription.joined_at, work=work
             )
+        sent_at = time.monotonic()  # the stream's last bytes: a heartbeat after them
         while True:
-            remaining = deadline - time.monotonic()
+            now = time.monotonic()
+            remaining = deadline - now
             if remaining <= 0:
                 return
-            items = subscription.take(min(heartbeat_s, remaining))
-            if not items:
-                yield b": keep-alive\n\n"
-                continue
+            quiet = max(0.0, min(sent_at + heartbeat_s - now, remaining))
+            items = subscription.take(quiet, position.after)
+            if subscription.written > position.after:  # written to its socket meanwhile
+                position.after = subscription.written
+                deadline = subscription.written_at + wait_s
+                sent_at = max(sent_at, subscription.written_at)
             for item in items:
+                if isinstance(item, Raw):
+                    assert direct is not None  # only the reader's writes leave a rest
+                    direct.send_rest(item.data)  # before anything else
+                    sent_at = time.monotonic()
+                    continue
                 if isinstance(item, Closed):
                     yield f": closed: {item.reason}\n\n".encode()
                     return
+                before = position.after
                 if isinstance(item, Frames):
                     fresh = [(v, frame) for v, frame in item.frames if v > position.after]
                     if not fresh:
@@ -315,15 +340,17 @@ def _events(
                     if fresh:
                         yield b"".join(frame for _, frame in fresh)
                         position.after = fresh[-1][0]
-                    deadline = time.monotonic() + wait_s
                 else:  # Behind or Ended: read up to its version from Redis
-                    before = position.after
                     yield from _catch_up(
                         games, game_id, viewer, position, upto=item.version, work=work
                     )
-                    if position.after > before:
-                        deadline = time.monotonic() + wait_s
                     if isinstance(item, Ended):
                         return
+                if position.after > before:
+                    sent_at = time.monotonic()
+                    deadline = sent_at + wait_s
+            if time.monotonic() - sent_at >= heartbeat_s:
+                yield b": keep-alive\n\n"
+                sent_at = time.monotonic()
     finally:
         hub.leave(subscription)

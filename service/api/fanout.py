@@ -19,6 +19,13 @@ it joins, then takes the follower's frames, skipping what it already sent and ca
 again from Redis over any gap (a frame batch its class was not rendered for, a follower that
 ran ahead while it joined), so it sends every event once, in order.
 
+A stream waiting for frames with nothing queued (parked) gets them without being woken: the
+reader writes them straight to the stream's socket, without blocking (``Direct``; under the
+production server, whose socket and HTTP framing it uses). What the socket does not take at
+once is queued for the stream to write itself: the rest of a frame begun, or the whole batch.
+One system call per stream and batch, and no switch to the stream, which wakes for its
+heartbeat only; under load, most of what a stream costs its process.
+
 Every subscription's queue is bounded (``TIGRIS_STREAM_BUFFER`` events queued when another
 batch comes; a batch into an empty queue is taken whole): a stream whose client reads too
 slowly to keep up is closed with a comment line saying why, rather than
@@ -29,8 +36,10 @@ a class, so a queued event costs a stream a reference, not a copy.
 
 from __future__ import annotations
 
+import _socket
 import json
 import logging
+import socket
 import threading
 import time
 from collections import deque
@@ -97,7 +106,64 @@ class Closed:
     reason: str
 
 
-Item = Frames | Behind | Ended | Closed
+# Set to True in a request's environ by a server whose socket ``Direct`` may write to.
+DIRECT_WRITES = "tigris.direct_writes"
+_SEND_FLAGS = socket.MSG_DONTWAIT | getattr(socket, "MSG_NOSIGNAL", 0)
+
+
+@dataclass(frozen=True)
+class Raw:
+    """The rest of a message the reader began to write to the stream's socket (already
+    framed): the stream writes it to its socket as it is, before anything else."""
+
+    data: bytes
+
+
+Item = Frames | Behind | Ended | Closed | Raw
+
+
+class Direct:
+    """A stream's own socket under the production server (gunicorn's gevent worker): the
+    reader writes a parked stream's frames to it without blocking, framed as the server
+    frames the response's body (HTTP/1.1 chunks), and the stream writes what is left."""
+
+    def __init__(self, sock: Any, raw: _socket.socket, chunked: bool) -> None:
+        self._sock = sock  # the server's: blocking, with the worker's client timeout
+        self._raw = raw  # the same connection's non-blocking socket under it
+        self.chunked = chunked
+
+    @classmethod
+    def of(cls, environ: dict[str, Any]) -> Direct | None:
+        """The stream's socket, where the server lends it (``DIRECT_WRITES``: the production
+        worker speaking plain HTTP/1.x, no TLS) to a GET."""
+        sock = environ.get("gunicorn.socket")
+        raw = getattr(sock, "_sock", None)  # gevent's socket holds the real one
+        protocol = environ.get("SERVER_PROTOCOL")
+        if (
+            environ.get(DIRECT_WRITES) is not True
+            or environ.get("REQUEST_METHOD") != "GET"
+            or protocol not in ("HTTP/1.0", "HTTP/1.1")
+            or not isinstance(raw, _socket.socket)
+        ):
+            return None
+        # gunicorn chunks the body of an HTTP/1.1 response without a length (a stream's).
+        return cls(sock, raw, chunked=protocol == "HTTP/1.1")
+
+    def frame(self, data: bytes) -> bytes:
+        return b"%X\r\n%s\r\n" % (len(data), data) if self.chunked else data
+
+    def try_send(self, data: bytes) -> int:
+        """How much of ``data`` the socket took at once: 0 none, -1 the socket failed."""
+        try:
+            return self._raw.send(data, _SEND_FLAGS)
+        except (BlockingIOError, InterruptedError):
+            return 0
+        except OSError:
+            return -1
+
+    def send_rest(self, data: bytes) -> None:
+        """Write ``data`` (the stream's own greenlet: it may wait, up to the timeout)."""
+        self._sock.sendall(data)
 
 
 def encode(events: Sequence[StoredEvent], items: Sequence[Any]) -> tuple[tuple[int, bytes], ...]:
@@ -117,7 +183,14 @@ def encode(events: Sequence[StoredEvent], items: Sequence[Any]) -> tuple[tuple[i
 class Subscription:
     """One stream's place in a follower: a bounded queue of items, and a wake-up."""
 
-    def __init__(self, game_id: str, viewer: ViewerClass, limit: int, joined_at: int) -> None:
+    def __init__(
+        self,
+        game_id: str,
+        viewer: ViewerClass,
+        limit: int,
+        joined_at: int,
+        direct: Direct | None = None,
+    ) -> None:
         self.game_id = game_id
         self.viewer = viewer
         # The follower's position when the stream joined: what follows comes as frames.
@@ -128,12 +201,24 @@ class Subscription:
         self._ready = threading.Event()
         self._lock = threading.Lock()
         self.closed: str | None = None
+        self._direct = direct
+        self._parked = False  # the stream waits in take() with nothing queued
+        self._position = 0  # the last version the stream sent (as of its take())
+        self.written = 0  # the last version the reader wrote to the stream's socket
+        self.written_at = 0.0  # when (monotonic)
 
-    def offer(self, item: Item) -> None:
-        """Queue ``item`` (never blocks); a stream over its bound is closed instead."""
+    def offer(self, item: Item, framed: dict[tuple[int, int, bool], bytes] | None = None) -> None:
+        """Queue ``item`` (never blocks); a stream over its bound is closed instead. The
+        frames of a parked stream go straight to its socket, as much as it takes at once
+        (``framed``: the bytes written so, shared by the streams handed the same item)."""
         with self._lock:
             if self.closed is not None:
                 return
+            if isinstance(item, Frames) and self._parked and not self._items and self._direct:
+                left = self._write(item, self._direct, {} if framed is None else framed)
+                if left is None:
+                    return  # all written: the stream sleeps on
+                item = left
             if isinstance(item, Frames):
                 # Behind means events still queued: a batch into an empty queue (a stream
                 # that took all it was given) is taken whatever its size.
@@ -147,6 +232,43 @@ class Subscription:
             self._items.append(item)
         self._ready.set()
 
+    def _write(
+        self, item: Frames, direct: Direct, framed: dict[tuple[int, int, bool], bytes]
+    ) -> Frames | Raw | None:
+        """Under the lock, the stream parked with nothing queued: write ``item``'s frames
+        that follow the stream's position to its socket. What is left for the stream."""
+        if not item.frames or item.frames[-1][0] <= self._position:
+            return None
+        if item.frames[0][0] <= self._position:
+            fresh = [(version, frame) for version, frame in item.frames if version > self._position]
+        else:
+            fresh = list(item.frames)
+        if fresh[0][0] != self._position + 1:
+            return item  # a gap (frames its class missed): the stream reads it itself
+        key = (id(item), self._position, direct.chunked)
+        data = framed.get(key)
+        if data is None:
+            data = framed[key] = direct.frame(b"".join(frame for _, frame in fresh))
+        sent = direct.try_send(data)
+        if sent <= 0:
+            if sent < 0:
+                self._direct = None  # a failed socket: the stream finds out itself
+            return item
+        self._position = self.written = fresh[-1][0]
+        self.written_at = time.monotonic()
+        return Raw(data[sent:]) if sent < len(data) else None
+
+    @property
+    def parked(self) -> bool:
+        """The stream waits for frames that may be written to its socket for it."""
+        return self._parked
+
+    def detach(self) -> None:
+        """The stream is done with its socket: nothing more is written to it from here."""
+        with self._lock:
+            self._direct = None
+            self._parked = False
+
     def close(self, reason: str) -> None:
         """End the stream: whatever is queued is dropped, the reason is all it gets."""
         with self._lock:
@@ -156,20 +278,33 @@ class Subscription:
         if self.closed is not None:
             return
         self.closed = reason
+        # Dropped but the rest of a message begun on the socket: the stream ends it first.
+        rest = [item for item in self._items if isinstance(item, Raw)]
         self._items.clear()
+        self._items.extend(rest)
         self._queued = 0
         self._items.append(Closed(reason))
         self._ready.set()
 
-    def take(self, timeout_s: float) -> list[Item]:
-        """What is queued, waiting up to ``timeout_s`` for something (empty: nothing came)."""
-        self._ready.clear()  # before looking: an offer after this wakes the next wait
-        if not self._items:
-            self._ready.wait(timeout_s)
+    def take(self, timeout_s: float, position: int = 0) -> list[Item]:
+        """What is queued, waiting up to ``timeout_s`` for something (empty: nothing came),
+        for a stream that sent every event up to ``position``. Meanwhile, frames may be
+        written to its socket for it: ``written`` is then past ``position``."""
         with self._lock:
-            taken = list(self._items)
-            self._items.clear()
-            self._queued = 0
+            self._position = max(position, self.written)
+            parked = not self._items
+            if parked:
+                self._ready.clear()  # under the lock: an offer after this wakes the wait
+                self._parked = self._direct is not None
+        try:
+            if parked:
+                self._ready.wait(timeout_s)
+        finally:
+            with self._lock:
+                self._parked = False  # even if the stream is killed while it waits
+                taken = list(self._items)
+                self._items.clear()
+                self._queued = 0
         return taken
 
 
@@ -234,11 +369,12 @@ class Follower:
                 )
                 rendered[viewer] = Frames(encode(batch, items))
         last = batch[-1].version
+        framed: dict[tuple[int, int, bool], bytes] = {}  # one copy per class and position
         with self.hub.lock:
             self.position = last
             for subscription in self.subscriptions:
                 # A stream of a class that joined while the batch was rendered reads it itself.
-                subscription.offer(rendered.get(subscription.viewer) or Behind(last))
+                subscription.offer(rendered.get(subscription.viewer) or Behind(last), framed)
             dropped = [s for s in self.subscriptions if s.closed is not None]
             for subscription in dropped:
                 self.subscriptions.discard(subscription)
@@ -381,8 +517,11 @@ class FanOut:
         with self.lock:
             return len({id(f.reader) for f in self._followers.values()})
 
-    def join(self, game_id: str, viewer: ViewerClass, after: int) -> Subscription:
-        """Subscribe a stream that has sent every event up to ``after``; it must ``leave``."""
+    def join(
+        self, game_id: str, viewer: ViewerClass, after: int, direct: Direct | None = None
+    ) -> Subscription:
+        """Subscribe a stream that has sent every event up to ``after``; it must ``leave``.
+        With ``direct``, its frames may be written to its socket while it waits."""
         with self.lock:
             follower = self._followers.get(game_id)
             reader, start = None, False
@@ -393,7 +532,7 @@ class FanOut:
                 reader.generation += 1
                 generation = reader.generation
                 start, reader.started = not reader.started, True
-            subscription = Subscription(game_id, viewer, self.limit, follower.position)
+            subscription = Subscription(game_id, viewer, self.limit, follower.position, direct)
             follower.subscriptions.add(subscription)
         if reader is not None:
             if start:
@@ -427,6 +566,7 @@ class FanOut:
 
     def leave(self, subscription: Subscription) -> None:
         """The stream ended (however): its follower stops with its last stream."""
+        subscription.detach()  # before its server writes anything else to the connection
         with self.lock:
             follower = self._followers.get(subscription.game_id)
             if follower is None or subscription not in follower.subscriptions:

@@ -130,14 +130,18 @@ def problem_bytes(status: int, title: str, detail: str) -> bytes:
     return head.encode("latin-1") + body
 
 
-def closing_when_asked(app: Any) -> Any:
+def closing_when_asked(app: Any, *, mark: str | None = None) -> Any:
     """Wrap a WSGI app so that gunicorn closes the connection (and says so with
     ``Connection: close``) after a response that asks for it with ``Connection: close``
     (gunicorn otherwise drops that hop-by-hop header), and after a 413 whose unread body
     is unknown or larger than ``DRAIN_LIMIT``; a smaller one is read off by gunicorn
-    before the next request, so that keep-alive connection stays usable."""
+    before the next request, so that keep-alive connection stays usable. ``mark``: a key
+    set to True in every request's environ."""
 
     def wrapped(environ: dict[str, Any], start_response: Any) -> Any:
+        if mark is not None:
+            environ[mark] = True
+
         def start(status: str, headers: list[tuple[str, str]], exc_info: Any = None) -> Any:
             close = any(
                 name.lower() == "connection" and value.strip().lower() == "close"
@@ -228,7 +232,12 @@ class TigrisWorker(GeventWorker):  # type: ignore[misc]  # gunicorn is untyped
         gc.collect()
         gc.freeze()
         loaded: Any = getattr(self, "wsgi")  # noqa: B009  # set by gunicorn, untyped
-        self.wsgi = closing_when_asked(loaded)
+        # An event stream's frames may be written to its socket by the process's reader of
+        # its game (``Direct``), which knows gunicorn's HTTP/1.x framing on a plain socket.
+        from service.api.fanout import DIRECT_WRITES
+
+        plain = not self.cfg.is_ssl and getattr(self.cfg, "protocol", "http") == "http"
+        self.wsgi = closing_when_asked(loaded, mark=DIRECT_WRITES if plain else None)
 
     def timeout_ctx(self) -> Any:
         # gunicorn's deadline for a request head (the keep-alive time), spread by up to half

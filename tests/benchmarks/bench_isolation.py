@@ -198,6 +198,12 @@ def _cpu_s(root: int) -> float:
     return total
 
 
+def _machine_busy_s() -> float:
+    """CPU seconds the whole machine has been busy (every core, not idle nor waiting)."""
+    fields = [int(f) for f in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    return (sum(fields[:8]) - fields[3] - fields[4]) / os.sysconf("SC_CLK_TCK")
+
+
 def _phase(
     port: int, games: Any, processes: int, clients: int, service: int
 ) -> tuple[dict[str, Any], Any]:
@@ -206,11 +212,15 @@ def _phase(
     prober = multiprocessing.Process(target=_probe, args=(port, queue, stop))
     prober.start()
     time.sleep(0.5)
-    cpu = _cpu_s(service)
+    cpu, busy, began = _cpu_s(service), _machine_busy_s(), time.monotonic()
     api = bench_api(port, games, processes, clients)
     # The service's CPU per command (streams, probes and all), apart from how the machine
     # shares its cores with the load's own processes: steadier than the rate between runs.
-    api["cpu_ms"] = 1000 * (_cpu_s(service) - cpu) / max(1, api["commands"])
+    used = _cpu_s(service) - cpu
+    api["cpu_ms"] = 1000 * used / max(1, api["commands"])
+    seconds = time.monotonic() - began
+    api["service_cores"] = used / seconds
+    api["machine_cores"] = (_machine_busy_s() - busy) / seconds
     stop.set()
     probes = queue.get(timeout=60)
     prober.join()
@@ -291,7 +301,10 @@ def main() -> None:
             kind, statuses = queue.get(timeout=180)
             assert kind == "ready"
             time.sleep(6)  # past the header timeout: stalled sockets are being replaced
+            assert holder.pid is not None
+            holder_cpu = _cpu_s(holder.pid)
             load, load_probes = _phase(port, loaded, args.processes, args.clients, service.pid)
+            holder_cpu = _cpu_s(holder.pid) - holder_cpu
             stop.set()
             _, held = queue.get(timeout=60)
             holder.join()
@@ -311,6 +324,17 @@ def main() -> None:
     print(
         f"service CPU: {base['cpu_ms']:.2f} ms per command without streams, "
         f"{load['cpu_ms']:.2f} ms with ({base['cpu_ms'] / load['cpu_ms']:.0%})"
+    )
+
+    def clients(phase: dict[str, Any]) -> float:
+        return float(phase["load_cpu_ms"] * phase["commands"] / 1000 / phase["seconds"])
+
+    print(
+        f"cores busy : alone {base['machine_cores']:.2f} of {os.cpu_count()} (the service "
+        f"{base['service_cores']:.2f}, the command clients {clients(base):.2f}); with the "
+        f"streams {load['machine_cores']:.2f} (the service {load['service_cores']:.2f}, the "
+        f"command clients {clients(load):.2f}, the streams' reader "
+        f"{holder_cpu / load['seconds']:.2f})"
     )
     print(
         f"  load     : {args.streams} streams on {'the played' if args.follow else '50 idle'} "

@@ -12,11 +12,14 @@ Every loop is bounded by a deadline."""
 
 from __future__ import annotations
 
+import http.client
 import json
+import socket
 import threading
 import time
 from collections.abc import Iterator
 from typing import Any
+from urllib.parse import urlsplit
 
 import pytest
 import redis
@@ -25,7 +28,16 @@ from flask import Flask
 from flask.testing import FlaskClient
 
 from service.api import create_app
-from service.api.fanout import Closed, FanOut, Frames, Subscription, ViewerClass
+from service.api.fanout import (
+    DIRECT_WRITES,
+    Closed,
+    Direct,
+    FanOut,
+    Frames,
+    Raw,
+    Subscription,
+    ViewerClass,
+)
 from service.api.streams import FANOUT_EXTENSION
 from tests.service.api.conftest import (
     ADMIN_TOKEN,
@@ -489,3 +501,169 @@ def test_a_game_whose_event_cannot_be_read_ends_its_own_streams_and_no_other(
         finally:
             hub.leave(on_broken)
             hub.leave(on_sound)
+
+
+def _sse_ids(body: bytes) -> list[int]:
+    return [int(line[4:]) for line in body.decode().split("\n") if line.startswith("id: ")]
+
+
+def test_http11_streams_get_every_event_once_in_valid_chunks_and_end_on_their_own(
+    server: LiveServer,
+) -> None:
+    # Given 20 HTTP/1.1 streams (chunked bodies, read by the standard library's client,
+    # which refuses a broken chunk) on a game, caught up and waiting, each to end 3 s
+    # after its last event
+    game_id, tokens, version = _game(server)
+    where = urlsplit(server.url)
+    connections = [
+        http.client.HTTPConnection(str(where.hostname), where.port, timeout=BOUND_S)
+        for _ in range(20)
+    ]
+    session = requests.Session()
+    try:
+        responses = []
+        for connection in connections:
+            connection.request("GET", f"/games/{game_id}/events/stream?wait=3")
+            responses.append(connection.getresponse())
+        assert {r.status for r in responses} == {200}
+        assert {r.getheader("Transfer-Encoding") for r in responses} == {"chunked"}
+        caught_up = [b"" for _ in responses]
+        deadline = time.monotonic() + BOUND_S
+        for n, response in enumerate(responses):
+            while version not in _sse_ids(caught_up[n]) and time.monotonic() < deadline:
+                caught_up[n] += response.read1()
+        # When commands are played for longer than that, each after a pause in which every
+        # stream waits (its frames are then written to its socket without waking it)
+        for _ in range(10):
+            time.sleep(0.4)
+            version = _play_one(server, session, game_id, tokens)
+        # Then each stream carries every event once, in order, in valid chunks, and ends
+        # by itself 3 s after the last one (its last frame counted, written however)
+        bodies = [before + r.read() for before, r in zip(caught_up, responses, strict=True)]
+        expected = list(range(1, version + 1))
+        assert all(_sse_ids(body) == expected for body in bodies), [
+            _sse_ids(body) for body in bodies if _sse_ids(body) != expected
+        ][:2]
+        assert len(set(bodies)) == 1
+    finally:
+        for connection in connections:
+            connection.close()
+
+
+def _chunks(data: bytes) -> list[bytes]:
+    """The chunks of an HTTP/1.1 chunked body's bytes (each one complete)."""
+    chunks = []
+    while data:
+        size, _, rest = data.partition(b"\r\n")
+        length = int(size, 16)
+        assert rest[length : length + 2] == b"\r\n", "a broken chunk"
+        chunks.append(rest[:length])
+        data = rest[length + 2 :]
+    return chunks
+
+
+def _taking(subscription: Subscription, position: int) -> tuple[threading.Thread, list[Any]]:
+    """A stream's wait for its frames, in a thread, once it is parked."""
+    taken: list[Any] = []
+    thread = threading.Thread(
+        target=lambda: taken.extend(subscription.take(BOUND_S, position)), daemon=True
+    )
+    thread.start()
+    deadline = time.monotonic() + BOUND_S
+    while not subscription.parked and time.monotonic() < deadline:
+        time.sleep(0.001)
+    assert subscription.parked
+    return thread, taken
+
+
+def _drain(sock: socket.socket) -> bytes:
+    sock.settimeout(0.2)
+    data = b""
+    try:
+        while chunk := sock.recv(1 << 16):
+            data += chunk
+    except TimeoutError:
+        pass
+    return data
+
+
+def test_a_waiting_streams_frames_go_straight_to_its_socket_and_the_rest_is_left_to_it() -> None:
+    spectator = ViewerClass(admin=False, seat=None, language="en")
+
+    def frames(*versions: int, size: int = 20) -> Frames:
+        return Frames(tuple((v, b"id: %d\n" % v + b"x" * size + b"\n\n") for v in versions))
+
+    ours, theirs = socket.socketpair()
+    ours.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 4096)
+    theirs.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    try:
+        direct = Direct(ours, ours, chunked=True)
+        subscription = Subscription("g1", spectator, limit=100, joined_at=0, direct=direct)
+        # Given a stream that sent events up to 1 and waits for more
+        thread, taken = _taking(subscription, 1)
+        # When a batch comes (one event it already sent, two new ones)
+        subscription.offer(frames(1, 2, 3))
+        # Then the new ones are on its socket in one chunk, and the stream still sleeps
+        assert _chunks(_drain(theirs)) == [b"".join(f for _, f in frames(2, 3).frames)]
+        assert subscription.written == 3 and thread.is_alive() and taken == []
+        # When a batch comes that its socket cannot take whole (nobody reads it)
+        subscription.offer(frames(4, size=1 << 20))
+        # Then the stream wakes with the rest of the chunk begun, to write before all else
+        thread.join(BOUND_S)
+        (rest,) = taken
+        assert isinstance(rest, Raw) and 0 < len(rest.data) < (1 << 20)
+        assert subscription.written == 4
+        received: list[bytes] = []
+        reader = threading.Thread(target=lambda: received.append(_drain(theirs)), daemon=True)
+        reader.start()
+        direct.send_rest(rest.data)
+        reader.join(BOUND_S)
+        assert _chunks(b"".join(received)) == [frames(4, size=1 << 20).frames[0][1]]
+        # When the stream waits again with its socket full, a batch is queued for it
+        while direct.try_send(b"y" * 4096) > 0:
+            pass
+        thread, taken = _taking(subscription, 4)
+        subscription.offer(frames(5))
+        thread.join(BOUND_S)
+        assert taken == [frames(5)] and subscription.written == 4
+        # And once the stream is done with its socket nothing more is written to it
+        _drain(theirs)
+        subscription.detach()
+        subscription.offer(frames(6))
+        assert _drain(theirs) == b"" and subscription.take(0, 5) == [frames(6)]
+    finally:
+        ours.close()
+        theirs.close()
+
+
+def test_frames_go_straight_to_a_socket_only_where_the_server_lends_it() -> None:
+    ours, theirs = socket.socketpair()
+    try:
+        lent = {
+            DIRECT_WRITES: True,
+            "gunicorn.socket": Lent(ours),
+            "REQUEST_METHOD": "GET",
+            "SERVER_PROTOCOL": "HTTP/1.1",
+        }
+        # Given the production worker's plain HTTP/1.1 GET: chunks, as the server frames
+        direct = Direct.of(lent)
+        assert direct is not None and direct.chunked
+        assert direct.frame(b"id: 1\n\n") == b"7\r\nid: 1\n\n\r\n"
+        http10 = Direct.of({**lent, "SERVER_PROTOCOL": "HTTP/1.0"})
+        assert http10 is not None and not http10.chunked  # a bare body
+        # But never without the server's word (TLS, another protocol), on HTTP/2, for a
+        # HEAD (no body), or on a socket that is not a real one under the server's
+        assert Direct.of({**lent, DIRECT_WRITES: None}) is None
+        assert Direct.of({**lent, "SERVER_PROTOCOL": "HTTP/2.0"}) is None
+        assert Direct.of({**lent, "REQUEST_METHOD": "HEAD"}) is None
+        assert Direct.of({**lent, "gunicorn.socket": ours}) is None
+    finally:
+        ours.close()
+        theirs.close()
+
+
+class Lent:
+    """A server's socket as gevent's: the real socket under it as ``_sock``."""
+
+    def __init__(self, sock: socket.socket) -> None:
+        self._sock = sock
