@@ -34,6 +34,7 @@ import warnings
 import weakref
 from collections.abc import Mapping
 from typing import Any
+from urllib.parse import unquote
 
 import gevent  # type: ignore[import-untyped]
 import gevent.socket  # type: ignore[import-untyped]
@@ -254,7 +255,8 @@ class TigrisWorker(GeventWorker):  # type: ignore[misc]  # gunicorn is untyped
         AsyncWorker.handle(self, listener, client, addr)
 
     def handle_request(self, listener_name: Any, req: Any, sock: Any, addr: Any) -> Any:
-        streaming = str(getattr(req, "path", "")).endswith(STREAM_PATH_ENDS)
+        # The path as the application routes it (percent-decoded, as Werkzeug decodes it).
+        streaming = unquote(str(getattr(req, "path", "") or "")).endswith(STREAM_PATH_ENDS)
         watch = None
         if streaming:
             self.streams.add(gevent.getcurrent())

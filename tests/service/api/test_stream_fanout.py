@@ -66,12 +66,17 @@ def server(redis_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator
 class Stream:
     """One event stream read from a raw socket: its messages (id, data) as they come."""
 
-    def __init__(self, server: LiveServer, game_id: str, headers: dict[str, str]) -> None:
+    def __init__(
+        self,
+        server: LiveServer,
+        game_id: str,
+        headers: dict[str, str],
+        path: str = "events/stream",
+    ) -> None:
         self.sock = _connect(server)
         lines = "".join(f"{name}: {value}\r\n" for name, value in headers.items())
         self.sock.sendall(
-            f"GET /games/{game_id}/events/stream?wait=120 HTTP/1.0\r\nHost: test\r\n"
-            f"{lines}\r\n".encode()
+            f"GET /games/{game_id}/{path}?wait=120 HTTP/1.0\r\nHost: test\r\n{lines}\r\n".encode()
         )
         self.buffer = b""
         self.head: bytes | None = None
@@ -667,3 +672,22 @@ class Lent:
 
     def __init__(self, sock: socket.socket) -> None:
         self._sock = sock
+
+
+def test_a_stream_asked_at_a_percent_encoded_path_is_served_as_a_stream(
+    server: LiveServer,
+) -> None:
+    # Given a game, and its stream asked at a path whose last letter is percent-encoded
+    # (the application routes it to the stream; the server must treat it as one too, and
+    # not hold its body back as it does an ordinary response's until it is complete)
+    game_id, _, version = _game(server)
+    stream = Stream(server, game_id, {}, path="events/strea%6D")
+    try:
+        # When its client reads
+        deadline = time.monotonic() + 20
+        # Then the events come at once, as on any stream
+        assert stream.status(deadline) == 200
+        stream.read_until(version, deadline)
+        assert stream.ids == list(range(1, version + 1))
+    finally:
+        stream.close()
