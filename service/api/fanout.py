@@ -237,12 +237,9 @@ class Subscription:
     ) -> Frames | Raw | None:
         """Under the lock, the stream parked with nothing queued: write ``item``'s frames
         that follow the stream's position to its socket. What is left for the stream."""
-        if not item.frames or item.frames[-1][0] <= self._position:
+        fresh = [(version, frame) for version, frame in item.frames if version > self._position]
+        if not fresh:
             return None
-        if item.frames[0][0] <= self._position:
-            fresh = [(version, frame) for version, frame in item.frames if version > self._position]
-        else:
-            fresh = list(item.frames)
         if fresh[0][0] != self._position + 1:
             return item  # a gap (frames its class missed): the stream reads it itself
         key = (id(item), self._position, direct.chunked)

@@ -198,12 +198,6 @@ def _cpu_s(root: int) -> float:
     return total
 
 
-def _machine_busy_s() -> float:
-    """CPU seconds the whole machine has been busy (every core, not idle nor waiting)."""
-    fields = [int(f) for f in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
-    return (sum(fields[:8]) - fields[3] - fields[4]) / os.sysconf("SC_CLK_TCK")
-
-
 def _phase(
     port: int, games: Any, processes: int, clients: int, service: int
 ) -> tuple[dict[str, Any], Any]:
@@ -212,15 +206,14 @@ def _phase(
     prober = multiprocessing.Process(target=_probe, args=(port, queue, stop))
     prober.start()
     time.sleep(0.5)
-    cpu, busy, began = _cpu_s(service), _machine_busy_s(), time.monotonic()
+    cpu = _cpu_s(service)
     api = bench_api(port, games, processes, clients)
     # The service's CPU per command (streams, probes and all), apart from how the machine
     # shares its cores with the load's own processes: steadier than the rate between runs.
     used = _cpu_s(service) - cpu
     api["cpu_ms"] = 1000 * used / max(1, api["commands"])
-    seconds = time.monotonic() - began
-    api["service_cores"] = used / seconds
-    api["machine_cores"] = (_machine_busy_s() - busy) / seconds
+    api["service_cores"] = used / api["seconds"]
+    api["machine_cores"] = api["machine_busy"] * (os.cpu_count() or 1)
     stop.set()
     probes = queue.get(timeout=60)
     prober.join()
