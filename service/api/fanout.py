@@ -26,6 +26,15 @@ once is queued for the stream to write itself: the rest of a frame begun, or the
 One system call per stream and batch, and no switch to the stream, which wakes for its
 heartbeat only; under load, most of what a stream costs its process.
 
+The reader gives way after each game's batch (``give_way``): under the production server's
+gevent worker, where the reader is a greenlet among the requests', it waits until nothing
+else in the process is ready to run (a command whose Redis answer came, a health check).
+A read has an allowance of ``GIVE_WAY_S`` for this; once it is spent, the rest of the read
+is handed out without pause. So while the allowance lasts, a command waits for one game's
+hand-out at most, not for the whole read's, and the streams take the time the commands
+leave; a process with none to leave delays its streams by about the allowance per read.
+Each read starts its hand-outs at another game, so the same games are not always last.
+
 Every subscription's queue is bounded (``TIGRIS_STREAM_BUFFER`` events queued when another
 batch comes; a batch into an empty queue is taken whole): a stream whose client reads too
 slowly to keep up is closed with a comment line saying why, rather than
@@ -40,10 +49,11 @@ import _socket
 import json
 import logging
 import socket
+import sys
 import threading
 import time
 from collections import deque
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from typing import Any
@@ -65,6 +75,8 @@ STREAM_BATCH = 200
 READ_CYCLE_S = 0.05
 WAKE_TRIES = 250  # a join ends the read under way: tries, WAKE_PAUSE_S apart (0.5 s at most)
 WAKE_PAUSE_S = 0.002
+# A read's hand-outs wait for the process's other work this long at most in all (give_way).
+GIVE_WAY_S = 0.2
 LOAD_PASSES = 5  # loads of games joining meanwhile before a read that does not wait for them
 SERVICE_EVENTS = "service."  # the type prefix of the service's own events (claims, undo...)
 
@@ -256,6 +268,11 @@ class Subscription:
         return Raw(data[sent:]) if sent < len(data) else None
 
     @property
+    def queued(self) -> int:
+        """The events queued for the stream to write itself (a snapshot, read unlocked)."""
+        return self._queued
+
+    @property
     def parked(self) -> bool:
         """The stream waits for frames that may be written to its socket for it."""
         return self._parked
@@ -393,6 +410,7 @@ class Reader:
         self.generation = 0  # counts the followers added (under the hub's lock)
         self.read_generation = 0  # the generation the read under way was built from
         self.stopped = False
+        self.reads = 0
         self.started = False  # under the hub's lock: the join that sets it starts the thread
         self.thread = threading.Thread(target=self._run, name="follow-games", daemon=True)
 
@@ -438,7 +456,10 @@ class Reader:
             batches = self.watch.read(
                 {f.game_id: f.position for f in live}, timeout, limit=STREAM_BATCH
             )
-            for follower in live:
+            waited = 0.0  # giving way to the process's other work (give_way)
+            self.reads += 1
+            start = self.reads % len(live)  # not always the same games last
+            for follower in live[start:] + live[:start]:
                 if follower.stopped or follower.current is None:
                     continue
                 records = batches.get(follower.game_id)
@@ -447,6 +468,10 @@ class Reader:
                         follower.take(self.watch.decode(follower.current.kind, records))
                     elif time.monotonic() - follower.checked_at >= hub.wait_s:
                         follower.load()
+                if records and waited < GIVE_WAY_S:
+                    since = time.monotonic()
+                    hub.give_way(GIVE_WAY_S - waited)
+                    waited += time.monotonic() - since
             # Under load, a shared read every READ_CYCLE_S at most: each takes many games'
             # events (and Redis wakes the reader once for them), not one read per event.
             pause = READ_CYCLE_S - (time.monotonic() - began)
@@ -462,6 +487,21 @@ class Reader:
                 return True
             self.hub.finish(follower, Ended(follower.position))
         return False
+
+
+def give_way(most_s: float) -> None:
+    """Let the process's other work go first, for about ``most_s`` at most: under gevent
+    (the production worker, whose requests are greenlets beside the reader's), until
+    nothing else is ready to run: on gevent's default loop (libev), an idle watcher runs
+    only when no socket, timer or callback is pending. A greenlet that runs on without
+    yielding can overshoot the time. With threads, nothing: the system shares the cores."""
+    monkey = sys.modules.get("gevent.monkey")
+    if monkey is None or not monkey.is_module_patched("threading"):
+        return
+    import gevent  # type: ignore[import-untyped]  # (only under gevent)
+
+    with gevent.Timeout(most_s, False):
+        gevent.idle()
 
 
 @contextmanager
@@ -489,8 +529,10 @@ class FanOut:
         limit: int,
         work: AbstractContextManager[Any],
         on_drop: Any = None,
+        give_way: Callable[[float], None] = give_way,
     ) -> None:
         self.games = games
+        self.give_way = give_way  # after each game's batch a read hands out
         self.wait_s = wait_s  # one blocking read at most (the heartbeat)
         self.limit = limit  # events a stream may fall behind
         self.work = work

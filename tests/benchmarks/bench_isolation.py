@@ -14,13 +14,28 @@ on a fresh embedded Redis and measures, with the clients of ``bench_api`` (keep-
    reading streams count the events they receive (``id:`` lines), and the streams the
    server ended.
 
+Both phases run in each of ``--rounds`` rounds (4), each on fresh games, in turn alone first
+and with the streams first (alone, with, with, alone, ...), and the rates are taken over
+the rounds' summed counts and times: single phases of a few seconds swing with the machine
+(the load alone ran at 357-830 commands/s in single runs of the same code), and the order
+keeps a steady drift over the run from weighing on one side. Each round's figures are
+printed too; the latency lines give the median of the rounds' p50 and the worst round's
+p99 (the target is checked on the worst).
+
+Each round also shows how the load's 4 connections were split between the 2 workers
+(``ss``, a second into each phase). The kernel gives a new connection to whichever worker
+accepts first, and a 3/1 split leaves one worker the bottleneck while the other has time
+to spare: in one run the same code gave 353 commands/s alone at 3/1 and 425 at 2/2. The
+``same split`` line is the ratio over the rounds whose two phases had the same split.
+
 Meanwhile a prober process asks ``/healthz`` every 50 ms on a new connection. Targets:
 commands keep >= 80 % of their rate without streams, p99 <= 50 ms; ``/healthz`` always
 answers within 100 ms. Streams come from 50 loopback addresses (20 each) and stalled
 sockets from 20 others, so the service's default per-client limits hold.
 
 Run:  .venv/bin/python -m tests.benchmarks.bench_isolation [--streams 1000] [--never-read 200]
-      [--stalled 400] [--games 64] [--commands 60] [--follow] [--fsync always]
+      [--stalled 400] [--games 64] [--commands 60] [--follow] [--fsync always] [--rounds 4]
+      [--settle 2]
 
 Loopback only; every loop is bounded by counts and a deadline.
 """
@@ -31,6 +46,7 @@ import argparse
 import http.client
 import multiprocessing
 import os
+import re
 import resource
 import selectors
 import socket
@@ -38,6 +54,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections import Counter
 from pathlib import Path
@@ -207,7 +224,12 @@ def _phase(
     prober.start()
     time.sleep(0.5)
     cpu = _cpu_s(service)
+    split: list[list[int]] = []
+    sampler = threading.Timer(1.0, lambda: split.append(_split(port)))
+    sampler.start()
     api = bench_api(port, games, processes, clients)
+    sampler.join()
+    api["split"] = split[0] if split else []
     # The service's CPU per command (streams, probes and all), apart from how the machine
     # shares its cores with the load's own processes: steadier than the rate between runs.
     used = _cpu_s(service) - cpu
@@ -220,6 +242,19 @@ def _phase(
     return api, probes
 
 
+def _split(port: int) -> list[int]:
+    """How many of the load's connections (from 127.0.0.1; the streams and stalled
+    sockets come from other addresses) each service process holds, most first: the kernel
+    hands each new connection to whichever worker accepts first, and with 4 clients an
+    uneven split (3 and 1) leaves one worker the bottleneck while the other idles."""
+    listed = subprocess.run(
+        ["ss", "-Htnp", "state", "established", "src", f"127.0.0.1:{port}", "dst", "127.0.0.1"],
+        capture_output=True, text=True, check=False, timeout=10,
+    ).stdout  # fmt: skip
+    held = Counter(m.group(1) for m in re.finditer(r"pid=(\d+)", listed))
+    return sorted(held.values(), reverse=True)
+
+
 def _health(probes: Any) -> str:
     latencies, failures = probes
     ordered = sorted(latencies)
@@ -228,6 +263,13 @@ def _health(probes: Any) -> str:
         f"{len(ordered)} probes, p50 {1000 * statistics.median(ordered):.1f} ms, "
         f"max {1000 * ordered[-1]:.1f} ms, over 100 ms: {slow}, failed: {failures}"
     )
+
+
+def _positive(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"a count of at least 1, not {text!r}")
+    return value
 
 
 def main() -> None:
@@ -245,6 +287,12 @@ def main() -> None:
     parser.add_argument("--fsync", default="always", choices=["always", "everysec", "no"])
     parser.add_argument(
         "--follow", action="store_true", help="streams follow the games being played"
+    )
+    parser.add_argument(
+        "--rounds", type=_positive, default=4, help="rounds of both phases, alternated"
+    )
+    parser.add_argument(
+        "--settle", type=float, default=2.0, help="seconds after a round's streams close"
     )
     args = parser.parse_args()
     _raise_fd_limit()
@@ -271,40 +319,119 @@ def main() -> None:
                     if time.monotonic() > deadline:
                         raise
                 time.sleep(0.2)
-            quiet = plan_games(port, args.games, args.commands)
-            loaded = plan_games(port, args.games, args.commands)
             idle = [g.game_id for g in plan_games(port, 50, 0)]
-            base, base_probes = _phase(port, quiet, args.processes, args.clients, service.pid)
-
-            queue: multiprocessing.Queue[Any] = multiprocessing.Queue()
-            stop = multiprocessing.Event()
-            followed = [g.game_id for g in loaded] if args.follow else idle
-            holder = multiprocessing.Process(
-                target=_hold,
-                args=(port, followed),
-                kwargs={
-                    "streams": args.streams,
-                    "never_read": args.never_read,
-                    "stalled": args.stalled,
-                    "out": queue,
-                    "stop": stop,
-                },
-            )
-            holder.start()
-            kind, statuses = queue.get(timeout=180)
-            assert kind == "ready"
-            time.sleep(6)  # past the header timeout: stalled sockets are being replaced
-            assert holder.pid is not None
-            holder_cpu = _cpu_s(holder.pid)
-            load, load_probes = _phase(port, loaded, args.processes, args.clients, service.pid)
-            holder_cpu = _cpu_s(holder.pid) - holder_cpu
-            stop.set()
-            _, held = queue.get(timeout=60)
-            holder.join()
+            rounds = []
+            for n in range(args.rounds):
+                quiet = plan_games(port, args.games, args.commands)
+                loaded = plan_games(port, args.games, args.commands)
+                followed = [g.game_id for g in loaded] if args.follow else idle
+                rounds.append(_round(port, quiet, loaded, followed, args, service=service.pid, n=n))
         finally:
             service.terminate()
             service.wait(timeout=30)
+    _report(rounds, args)
 
+
+def _round(
+    port: int, quiet: Any, loaded: Any, followed: list[str], args: Any, *, service: int, n: int
+) -> dict[str, Any]:
+    """One round: the commands alone, and the same on fresh games with the streams and
+    stalled sockets open (closed again at the end); every other round in the other order
+    (alone, with, with, alone, ...), so that a drift of the machine or the store over the
+    run weighs on both sides alike."""
+    if n % 2 == 0:
+        base, base_probes = _phase(port, quiet, args.processes, args.clients, service)
+    loaded_phase = _with_streams(port, loaded, followed, args, service=service)
+    if n % 2 == 1:
+        base, base_probes = _phase(port, quiet, args.processes, args.clients, service)
+    return {"base": base, "base_probes": base_probes, **loaded_phase}
+
+
+def _with_streams(
+    port: int, loaded: Any, followed: list[str], args: Any, *, service: int
+) -> dict[str, Any]:
+    """The load on ``loaded`` while another process holds the streams on ``followed`` and
+    the stalled sockets; the service's streams gone again at the end."""
+    queue: multiprocessing.Queue[Any] = multiprocessing.Queue()
+    stop = multiprocessing.Event()
+    holder = multiprocessing.Process(
+        target=_hold,
+        args=(port, followed),
+        kwargs={
+            "streams": args.streams,
+            "never_read": args.never_read,
+            "stalled": args.stalled,
+            "out": queue,
+            "stop": stop,
+        },
+    )
+    holder.start()
+    kind, statuses = queue.get(timeout=180)
+    assert kind == "ready"
+    time.sleep(6)  # past the header timeout: stalled sockets are being replaced
+    assert holder.pid is not None
+    holder_cpu = _cpu_s(holder.pid)
+    load, load_probes = _phase(port, loaded, args.processes, args.clients, service)
+    holder_cpu = _cpu_s(holder.pid) - holder_cpu
+    stop.set()
+    _, held = queue.get(timeout=60)
+    holder.join()
+    # The worker ends a stream when its client closes (it watches each stream's socket):
+    # a moment for that before commands run alone.
+    time.sleep(args.settle)
+    return {
+        "load": load,
+        "load_probes": load_probes,
+        "statuses": statuses,
+        "held": held,
+        "holder_cpu": holder_cpu,
+    }
+
+
+def _together(phases: list[dict[str, Any]]) -> dict[str, Any]:
+    """The rounds' phases of one kind as one: rates over the summed counts and seconds."""
+    seconds = sum(p["seconds"] for p in phases)
+    commands = sum(p["commands"] for p in phases)
+    return {
+        "rate": commands / seconds,
+        "commands": commands,
+        "seconds": seconds,
+        "p50_ms": statistics.median(p["p50_ms"] for p in phases),
+        "p99_ms": max(p["p99_ms"] for p in phases),
+        "error_count": sum(p["error_count"] for p in phases),
+        "cpu_ms": sum(p["cpu_ms"] * p["commands"] for p in phases) / commands,
+        "machine_cores": sum(p["machine_cores"] * p["seconds"] for p in phases) / seconds,
+        "service_cores": sum(p["service_cores"] * p["seconds"] for p in phases) / seconds,
+        "clients_cores": sum(p["load_cpu_ms"] * p["commands"] / 1000 for p in phases) / seconds,
+    }
+
+
+def _shown(split: list[int]) -> str:
+    return "/".join(map(str, split)) or "unknown"
+
+
+def _report(rounds: list[dict[str, Any]], args: Any) -> None:
+    for n, r in enumerate(rounds, 1):
+        print(
+            f"round {n}    : alone {r['base']['rate']:,.0f} commands/s, with the streams "
+            f"{r['load']['rate']:,.0f} ({r['load']['rate'] / r['base']['rate']:.0%}); service "
+            f"CPU {r['base']['cpu_ms']:.2f} and {r['load']['cpu_ms']:.2f} ms per command; "
+            f"the load's connections per worker {_shown(r['base']['split'])} and "
+            f"{_shown(r['load']['split'])}"
+        )
+    base = _together([r["base"] for r in rounds])
+    load = _together([r["load"] for r in rounds])
+    base_probes = (
+        [x for r in rounds for x in r["base_probes"][0]],
+        sum(r["base_probes"][1] for r in rounds),
+    )
+    load_probes = (
+        [x for r in rounds for x in r["load_probes"][0]],
+        sum(r["load_probes"][1] for r in rounds),
+    )
+    statuses = sum((Counter(r["statuses"]) for r in rounds), Counter())
+    held = {k: sum(r["held"][k] for r in rounds) for k in rounds[0]["held"]}
+    holder_cpu = sum(r["holder_cpu"] for r in rounds)
     ratio = load["rate"] / base["rate"]
     print(f"no streams : {base['rate']:,.0f} commands/s, p50 {base['p50_ms']:.1f} ms, "
           f"p99 {base['p99_ms']:.1f} ms, errors {base['error_count']}")  # fmt: skip
@@ -314,19 +441,29 @@ def main() -> None:
         f"p50 {load['p50_ms']:.1f} ms, p99 {load['p99_ms']:.1f} ms, errors {load['error_count']}"
     )
     print(f"  /healthz : {_health(load_probes)}")
+    # The split of the load's 4 connections between the 2 workers moves the rate more
+    # than anything else (3/1 leaves one worker the bottleneck): the rounds whose two
+    # phases had the same split compare like with like.
+    matched = [r for r in rounds if r["base"]["split"] and r["base"]["split"] == r["load"]["split"]]
+    if matched:
+        like = _together([r["load"] for r in matched])["rate"]
+        alike = like / _together([r["base"] for r in matched])["rate"]
+        print(
+            f"same split : {len(matched)} of {len(rounds)} rounds had the same split of the "
+            f"load's connections in both phases: {alike:.0%} of the rate without, over those"
+        )
+    else:
+        print(f"same split : none of the {len(rounds)} rounds")
     print(
         f"service CPU: {base['cpu_ms']:.2f} ms per command without streams, "
         f"{load['cpu_ms']:.2f} ms with ({base['cpu_ms'] / load['cpu_ms']:.0%})"
     )
 
-    def clients(phase: dict[str, Any]) -> float:
-        return float(phase["load_cpu_ms"] * phase["commands"] / 1000 / phase["seconds"])
-
     print(
         f"cores busy : alone {base['machine_cores']:.2f} of {os.cpu_count()} (the service "
-        f"{base['service_cores']:.2f}, the command clients {clients(base):.2f}); with the "
+        f"{base['service_cores']:.2f}, the command clients {base['clients_cores']:.2f}); with the "
         f"streams {load['machine_cores']:.2f} (the service {load['service_cores']:.2f}, the "
-        f"command clients {clients(load):.2f}, the streams' reader "
+        f"command clients {load['clients_cores']:.2f}, the streams' reader "
         f"{holder_cpu / load['seconds']:.2f})"
     )
     print(

@@ -15,6 +15,8 @@ from __future__ import annotations
 import http.client
 import json
 import socket
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -30,6 +32,7 @@ from flask.testing import FlaskClient
 from service.api import create_app
 from service.api.fanout import (
     DIRECT_WRITES,
+    GIVE_WAY_S,
     Closed,
     Direct,
     FanOut,
@@ -447,6 +450,140 @@ def test_one_read_follows_every_game_of_a_process_and_a_game_joining_is_read_at_
         while _blocked_reads(redis_url) > others and time.monotonic() < deadline:
             time.sleep(0.02)
         assert _blocked_reads(redis_url) == others
+
+
+def test_a_read_gives_way_to_its_process_after_each_games_batch_within_an_allowance(
+    quiet_heartbeat_app: Flask,
+) -> None:
+    hub, spectator = _hub(quiet_heartbeat_app), SPECTATOR
+    given: list[tuple[float, list[int]]] = []  # (allowance left, events queued per stream)
+    took: list[float] = []
+    first, go_on = threading.Event(), threading.Event()
+
+    def busy_process(most_s: float) -> None:
+        """The process's other work, as the read gives way to it."""
+        given.append((most_s, [s.queued for s in subscriptions]))
+        started = time.monotonic()
+        if len(given) == 1:
+            first.set()
+            go_on.wait(BOUND_S)  # the read waits while the other games are played
+        else:
+            time.sleep(0.15)  # it had that much to do
+        took.append(time.monotonic() - started)
+
+    with quiet_heartbeat_app.test_client() as client:
+        api = Api(client)
+        games = [api.create("board", seed=60 + n) for n in range(4)]
+        moved = [0] * len(games)
+
+        def move(n: int) -> None:
+            seat = api.awaited(games[n])[0]
+            command = api.legal(games[n], seat)[0]
+            assert api.command(games[n], seat, command).status_code == 200
+            moved[n] = api.version(games[n]) - games[n].version
+
+        # Given four followed games, whose streams take nothing yet
+        subscriptions = [hub.join(game.game_id, spectator, game.version) for game in games]
+        hub.give_way = busy_process
+        try:
+            # When a move in the first game is read, and one in each other game is made
+            # while the read gives way after the first one's batch
+            move(0)
+            assert first.wait(BOUND_S)
+            for n in (1, 2, 3):
+                move(n)
+            go_on.set()
+            # Then every stream gets its game's events, in order
+            for game, subscription in zip(games, subscriptions, strict=True):
+                version = api.version(game)
+                assert _frames_until(subscription, version, 10.0) == list(
+                    range(game.version + 1, version + 1)
+                )
+            # and the first read gave way once, after the first game's batch was handed out,
+            # with the whole allowance
+            assert given[0] == (GIVE_WAY_S, [moved[0], 0, 0, 0])
+            # and the next read, which took the three others, gave way after its first batch
+            # with the whole allowance, and after its second with what was left of it, if
+            # anything (the process took 0.15 s; more on a busy machine), each batch handed
+            # out before; not after its third: the allowance was spent
+            assert given[1][0] == GIVE_WAY_S
+            if took[1] < GIVE_WAY_S:
+                assert len(given) == 3
+                assert 0 < given[2][0] <= GIVE_WAY_S - took[1]
+            else:
+                assert len(given) == 2
+            handed = [[n for n in (1, 2, 3) if queued[n]] for _, queued in given[1:]]
+            assert [len(read) for read in handed] == [1, 2][: len(handed)]
+            assert set(handed[0]) <= set(handed[-1])
+            for _, queued in given[1:]:
+                assert all(queued[n] in (0, moved[n]) for n in (1, 2, 3))
+        finally:
+            go_on.set()
+            for subscription in subscriptions:
+                hub.leave(subscription)
+
+
+GIVING_WAY = """
+from gevent import monkey
+
+monkey.patch_all()
+import json
+import socket
+import time
+
+import gevent
+
+from service.api.fanout import give_way
+
+ran = []
+
+
+def other():
+    ran.append("other")
+    gevent.sleep(0)
+    ran.append("other again")
+
+
+def answered(sock):
+    ran.append("answer " + sock.recv(10).decode())
+
+
+def busy():
+    while True:
+        gevent.sleep(0)
+
+
+server, client = socket.socketpair()
+gevent.spawn(answered, client)
+gevent.sleep(0.01)  # the answer's greenlet waits for its socket
+gevent.spawn(other)
+server.sendall(b"ok")  # as Redis answers a command
+give_way(30.0)
+ran.append("reader")
+gevent.spawn(busy)  # a process that is never idle
+started = time.monotonic()
+give_way(0.2)
+print(json.dumps({"ran": ran, "waited": time.monotonic() - started}))
+"""
+
+
+def test_under_gevent_giving_way_waits_until_nothing_else_is_ready_or_its_time_is_up() -> None:
+    # Given the production worker's gevent, a greenlet ready to run and another whose
+    # socket just got its answer; when the reader gives way
+    done = subprocess.run(
+        [sys.executable, "-c", GIVING_WAY],
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=BOUND_S,
+    )
+    assert done.returncode == 0, done.stderr
+    # Then both ran before it went on; and in a process never idle, it went on when its
+    # time (0.2 s) was up
+    out = json.loads(done.stdout)
+    assert sorted(out["ran"][:3]) == ["answer ok", "other", "other again"]
+    assert out["ran"][3:] == ["reader"]
+    assert 0.15 <= out["waited"] < 5
 
 
 def test_a_streams_bound_counts_the_events_still_queued_not_the_size_of_a_batch() -> None:
