@@ -410,7 +410,6 @@ class Reader:
         self.generation = 0  # counts the followers added (under the hub's lock)
         self.read_generation = 0  # the generation the read under way was built from
         self.stopped = False
-        self.reads = 0
         self.started = False  # under the hub's lock: the join that sets it starts the thread
         self.thread = threading.Thread(target=self._run, name="follow-games", daemon=True)
 
@@ -431,6 +430,7 @@ class Reader:
     def _read(self) -> None:
         hub = self.hub
         passes = 0
+        reads = 0
         while True:
             with hub.lock:
                 if self.stopped:
@@ -457,8 +457,8 @@ class Reader:
                 {f.game_id: f.position for f in live}, timeout, limit=STREAM_BATCH
             )
             waited = 0.0  # giving way to the process's other work (give_way)
-            self.reads += 1
-            start = self.reads % len(live)  # not always the same games last
+            reads += 1
+            start = reads % len(live)  # not always the same games last
             for follower in live[start:] + live[:start]:
                 if follower.stopped or follower.current is None:
                     continue

@@ -341,8 +341,9 @@ def _round(
     run weighs on both sides alike."""
     if n % 2 == 0:
         base, base_probes = _phase(port, quiet, args.processes, args.clients, service)
-    loaded_phase = _with_streams(port, loaded, followed, args, service=service)
-    if n % 2 == 1:
+        loaded_phase = _with_streams(port, loaded, followed, args, service=service)
+    else:
+        loaded_phase = _with_streams(port, loaded, followed, args, service=service)
         base, base_probes = _phase(port, quiet, args.processes, args.clients, service)
     return {"base": base, "base_probes": base_probes, **loaded_phase}
 
