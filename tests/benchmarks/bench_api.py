@@ -43,6 +43,7 @@ import http.client
 import json
 import multiprocessing
 import os
+import re
 import selectors
 import socket
 import statistics
@@ -52,6 +53,7 @@ import tempfile
 import threading
 import time
 import uuid
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -65,6 +67,9 @@ from service.store.redis_streams import RedisEventStore
 from tests.autoplay import play_random_game
 
 ADMIN_TOKEN = "bench-admin-" + uuid.uuid4().hex
+# How often one connection is opened again at most before spreading the load's connections
+# over the service's processes gives up (each try lands on a process by chance).
+SPREAD_TRIES = 20
 
 
 @dataclass
@@ -269,16 +274,74 @@ class _Client:
             conn.sock.close()
 
 
+def holders(port: int) -> dict[int, int]:
+    """The service's accepted connections from 127.0.0.1: for each, keyed by the client's
+    port, the pid of the service process that holds it (from ``ss``; a connection still
+    waiting to be accepted is not listed)."""
+    listed = subprocess.run(
+        ["ss", "-Htnp", "state", "established", "src", f"127.0.0.1:{port}", "dst", "127.0.0.1"],
+        capture_output=True, text=True, check=False, timeout=10,
+    ).stdout  # fmt: skip
+    held: dict[int, int] = {}
+    for line in listed.splitlines():
+        # Recv-Q, Send-Q, the service's address, the client's, the process.
+        fields = line.split()
+        found = re.search(r"pid=(\d+)", line)
+        if len(fields) >= 4 and found:
+            held[int(fields[3].rsplit(":", 1)[1])] = int(found.group(1))
+    return held
+
+
+def _spread(port: int, everyone: list[_Client], spread: int) -> list[int]:
+    """Open each client's connection before the load starts, so that the service's
+    ``spread`` processes hold as even a share as they can (``spread`` 1: as the kernel
+    hands them out); the pid holding each. The kernel gives a new connection to whichever
+    worker accepts first, so with a few clients one worker may hold 3 of 4 and be the
+    bottleneck while the other idles, and the rate swings run to run with that alone;
+    with many clients (real ones) it evens out. A connection landing on a process that
+    holds its share already is closed and opened again (at most ``SPREAD_TRIES`` times)."""
+    share = -(-len(everyone) // spread)
+    held: Counter[int] = Counter()
+    placed: list[int] = []
+    for client in everyone:
+        for _ in range(SPREAD_TRIES):
+            conn = _Connection(port)
+            local = conn.sock.getsockname()[1]
+            deadline = time.monotonic() + 5
+            while (pid := holders(port).get(local)) is None and time.monotonic() < deadline:
+                time.sleep(0.01)
+            if pid is not None and held[pid] < share:
+                held[pid] += 1
+                placed.append(pid)
+                client.connections[None] = conn
+                break
+            conn.sock.close()
+        else:
+            raise RuntimeError(
+                f"no even spread of {len(everyone)} connections in {SPREAD_TRIES} tries each"
+            )
+    return placed
+
+
 def _client_process(  # noqa: PLR0917 (one process of the load)
-    port: int, games: list[PlannedGame], clients: int, out: Any, per_seat: bool, bare: int
+    port: int,
+    games: list[PlannedGame],
+    clients: int,
+    out: Any,
+    per_seat: bool,
+    bare: int,
+    spread: int,
 ) -> None:
     """One load-generating process: ``clients`` clients on one event loop (non-blocking
     sockets, requests written whole and answers parsed just enough to go on), so that the
-    load generator spends little of the machine's CPU; reports the latencies, the errors
-    and its own CPU time."""
+    load generator spends little of the machine's CPU; reports the latencies, the errors,
+    its own CPU time, when it sent its first request and (with ``spread``) which service
+    process holds each client's connection."""
     cpu_started = time.process_time()
     shares = [games[i::clients] for i in range(clients)]
     everyone = [_Client(port, share, per_seat, bare) for share in shares if share or bare]
+    placed = _spread(port, everyone, spread) if spread and not per_seat else []
+    started = time.perf_counter()
     latencies: list[float] = []
     errors: list[str] = []
     selector = selectors.DefaultSelector()
@@ -313,7 +376,7 @@ def _client_process(  # noqa: PLR0917 (one process of the load)
                 selector.register(following.sock, selectors.EVENT_READ, (client, following))
     for client in everyone:
         client.close()
-    out.put((latencies, errors, time.process_time() - cpu_started))
+    out.put((latencies, errors, time.process_time() - cpu_started, started, placed))
 
 
 def cpu_seconds(pid: int) -> float:
@@ -352,38 +415,41 @@ def bench_api(
     bare: int = 0,
     service_pid: int | None = None,
     redis_pid: int | None = None,
+    spread: int = 0,
 ) -> dict[str, Any]:
     """One phase of the load: ``processes`` load processes of ``clients`` clients each
     (connections on one event loop per process), playing ``games`` (or, with ``bare``, that
     many ``GET /healthz`` per client). Besides rate and latency, the CPU time per request
     of the service's processes, of Redis and of the load generator, and how busy the
-    machine was (and how much the hypervisor stole)."""
+    machine was (and how much the hypervisor stole). The rate counts from the first
+    request sent. With ``spread`` (the service's process count; not with ``per_seat``),
+    each load process first spreads its clients' connections evenly over the service's
+    processes (see ``_spread``), and ``placed`` tells which pid holds each."""
     cpu_before = {pid: cpu_seconds(pid) for pid in (service_pid, redis_pid) if pid}
     ticks_before = machine_ticks()
     queue: multiprocessing.Queue[Any] = multiprocessing.Queue()
     shares = [games[i::processes] for i in range(processes)]
     procs = [
         multiprocessing.Process(
-            target=_client_process, args=(port, share, clients, queue, per_seat, bare)
+            target=_client_process, args=(port, share, clients, queue, per_seat, bare, spread)
         )
         for share in shares
     ]
-    started = time.perf_counter()
     for proc in procs:
         proc.start()
     results = [queue.get() for _ in procs]
-    elapsed = time.perf_counter() - started
+    elapsed = time.perf_counter() - min(started for *_, started, _ in results)
     for proc in procs:
         proc.join()
     cpu = {pid: cpu_seconds(pid) - before for pid, before in cpu_before.items()}
     busy, idle, steal = (a - b for a, b in zip(machine_ticks(), ticks_before, strict=True))
-    latencies = sorted(x for lat, _, _ in results for x in lat)
-    errors = [e for _, errs, _ in results for e in errs]
+    latencies = sorted(x for lat, *_ in results for x in lat)
+    errors = [e for _, errs, *_ in results for e in errs]
     count = max(1, len(latencies))
     return {
         "service_cpu_ms": 1000 * cpu.get(service_pid or 0, 0.0) / count,
         "redis_cpu_ms": 1000 * cpu.get(redis_pid or 0, 0.0) / count,
-        "load_cpu_ms": 1000 * sum(c for _, _, c in results) / count,
+        "load_cpu_ms": 1000 * sum(c for _, _, c, *_ in results) / count,
         "machine_busy": busy / max(1, busy + idle + steal),
         "machine_steal": steal / max(1, busy + idle + steal),
         "commands": len(latencies),
@@ -393,6 +459,7 @@ def bench_api(
         "p99_ms": 1000 * latencies[int(0.99 * (len(latencies) - 1))],
         "errors": errors[:5],
         "error_count": len(errors),
+        "placed": [pid for *_, placed in results for pid in placed],
     }
 
 

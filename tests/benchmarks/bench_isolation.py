@@ -22,11 +22,14 @@ keeps a steady drift over the run from weighing on one side. Each round's figure
 printed too; the latency lines give the median of the rounds' p50 and the worst round's
 p99 (the target is checked on the worst).
 
-Each round also shows how the load's 4 connections were split between the 2 workers
-(``ss``, a second into each phase). The kernel gives a new connection to whichever worker
-accepts first, and a 3/1 split leaves one worker the bottleneck while the other has time
-to spare: in one run the same code gave 353 commands/s alone at 3/1 and 425 at 2/2. The
-``same split`` line is the ratio over the rounds whose two phases had the same split.
+The load's 4 connections are spread evenly over the 2 workers before each phase (2 and 2;
+``--no-spread`` leaves them where the kernel puts them). The kernel gives a new connection
+to whichever worker accepts first, and a 3/1 split leaves one worker the bottleneck while
+the other has time to spare: in one run the same code gave 353 commands/s alone at 3/1 and
+425 at 2/2, and before the spreading that split was the largest source of noise between
+runs. With many clients, as in production, the split evens out by itself. Each round
+shows the split of both phases; the ``same split`` line is the ratio over the rounds whose
+two phases had the same split.
 
 Meanwhile a prober process asks ``/healthz`` every 50 ms on a new connection. Targets:
 commands keep >= 80 % of their rate without streams, p99 <= 50 ms; ``/healthz`` always
@@ -35,7 +38,7 @@ sockets from 20 others, so the service's default per-client limits hold.
 
 Run:  .venv/bin/python -m tests.benchmarks.bench_isolation [--streams 1000] [--never-read 200]
       [--stalled 400] [--games 64] [--commands 60] [--follow] [--fsync always] [--rounds 4]
-      [--settle 2]
+      [--settle 2] [--no-spread]
 
 Loopback only; every loop is bounded by counts and a deadline.
 """
@@ -46,7 +49,6 @@ import argparse
 import http.client
 import multiprocessing
 import os
-import re
 import resource
 import selectors
 import socket
@@ -54,7 +56,6 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from collections import Counter
 from pathlib import Path
@@ -215,21 +216,16 @@ def _cpu_s(root: int) -> float:
     return total
 
 
-def _phase(
-    port: int, games: Any, processes: int, clients: int, service: int
-) -> tuple[dict[str, Any], Any]:
+def _phase(port: int, games: Any, args: Any, service: int) -> tuple[dict[str, Any], Any]:
     queue: multiprocessing.Queue[Any] = multiprocessing.Queue()
     stop = multiprocessing.Event()
     prober = multiprocessing.Process(target=_probe, args=(port, queue, stop))
     prober.start()
     time.sleep(0.5)
     cpu = _cpu_s(service)
-    split: list[list[int]] = []
-    sampler = threading.Timer(1.0, lambda: split.append(_split(port)))
-    sampler.start()
-    api = bench_api(port, games, processes, clients)
-    sampler.join()
-    api["split"] = split[0] if split else []
+    api = bench_api(port, games, args.processes, args.clients, spread=args.spread)
+    # How many of the load's connections each service process held, most first.
+    api["split"] = sorted(Counter(api["placed"]).values(), reverse=True)
     # The service's CPU per command (streams, probes and all), apart from how the machine
     # shares its cores with the load's own processes: steadier than the rate between runs.
     used = _cpu_s(service) - cpu
@@ -240,19 +236,6 @@ def _phase(
     probes = queue.get(timeout=60)
     prober.join()
     return api, probes
-
-
-def _split(port: int) -> list[int]:
-    """How many of the load's connections (from 127.0.0.1; the streams and stalled
-    sockets come from other addresses) each service process holds, most first: the kernel
-    hands each new connection to whichever worker accepts first, and with 4 clients an
-    uneven split (3 and 1) leaves one worker the bottleneck while the other idles."""
-    listed = subprocess.run(
-        ["ss", "-Htnp", "state", "established", "src", f"127.0.0.1:{port}", "dst", "127.0.0.1"],
-        capture_output=True, text=True, check=False, timeout=10,
-    ).stdout  # fmt: skip
-    held = Counter(m.group(1) for m in re.finditer(r"pid=(\d+)", listed))
-    return sorted(held.values(), reverse=True)
 
 
 def _health(probes: Any) -> str:
@@ -294,7 +277,12 @@ def main() -> None:
     parser.add_argument(
         "--settle", type=float, default=2.0, help="seconds after a round's streams close"
     )
+    parser.add_argument(
+        "--no-spread", dest="spread", action="store_const", const=1, default=None,
+        help="leave the load's connections where the kernel puts them (not spread evenly)",
+    )  # fmt: skip
     args = parser.parse_args()
+    args.spread = args.spread or args.workers
     _raise_fd_limit()
 
     with (
@@ -340,11 +328,11 @@ def _round(
     (alone, with, with, alone, ...), so that a drift of the machine or the store over the
     run weighs on both sides alike."""
     if n % 2 == 0:
-        base, base_probes = _phase(port, quiet, args.processes, args.clients, service)
+        base, base_probes = _phase(port, quiet, args, service)
         loaded_phase = _with_streams(port, loaded, followed, args, service=service)
     else:
         loaded_phase = _with_streams(port, loaded, followed, args, service=service)
-        base, base_probes = _phase(port, quiet, args.processes, args.clients, service)
+        base, base_probes = _phase(port, quiet, args, service)
     return {"base": base, "base_probes": base_probes, **loaded_phase}
 
 
@@ -372,7 +360,7 @@ def _with_streams(
     time.sleep(6)  # past the header timeout: stalled sockets are being replaced
     assert holder.pid is not None
     holder_cpu = _cpu_s(holder.pid)
-    load, load_probes = _phase(port, loaded, args.processes, args.clients, service)
+    load, load_probes = _phase(port, loaded, args, service)
     holder_cpu = _cpu_s(holder.pid) - holder_cpu
     stop.set()
     _, held = queue.get(timeout=60)
