@@ -67,9 +67,11 @@ from service.store.redis_streams import RedisEventStore
 from tests.autoplay import play_random_game
 
 ADMIN_TOKEN = "bench-admin-" + uuid.uuid4().hex
-# How often one connection is opened again at most before spreading the load's connections
-# over the service's processes gives up (each try lands on a process by chance).
-SPREAD_TRIES = 20
+# Spreading the load's connections over the service's processes (_spread): how long one
+# connection may take to be accepted, and how long the spreading goes on at most.
+ACCEPT_WAIT_S = 1.0
+SPREAD_LIMIT_S = 3.0
+LOAD_LIMIT_S = 900.0  # one phase of the load at most
 
 
 @dataclass
@@ -276,15 +278,19 @@ class _Client:
 
 def holders(port: int) -> dict[int, int]:
     """The service's accepted connections from 127.0.0.1: for each, keyed by the client's
-    port, the pid of the service process that holds it (from ``ss``; a connection still
-    waiting to be accepted is not listed)."""
-    listed = subprocess.run(
-        ["ss", "-Htnp", "state", "established", "src", f"127.0.0.1:{port}", "dst", "127.0.0.1"],
-        capture_output=True, text=True, check=False, timeout=10,
-    ).stdout  # fmt: skip
+    port, the pid of the service process that holds it (from ``ss``, which lists one not
+    accepted yet without a process: left out). Empty if ``ss`` is missing or fails."""
+    try:
+        listed = subprocess.run(
+            ["ss", "-Htnp", "state", "established", "src", f"127.0.0.1:{port}", "dst", "127.0.0.1"],
+            capture_output=True, text=True, check=False, timeout=10,
+        ).stdout  # fmt: skip
+    except (OSError, subprocess.TimeoutExpired):
+        return {}
     held: dict[int, int] = {}
     for line in listed.splitlines():
-        # Recv-Q, Send-Q, the service's address, the client's, the process.
+        # With -t and one state named, ss leaves out the Netid and State columns: Recv-Q,
+        # Send-Q, the service's address, the client's, the process.
         fields = line.split()
         found = re.search(r"pid=(\d+)", line)
         if len(fields) >= 4 and found:
@@ -292,35 +298,50 @@ def holders(port: int) -> dict[int, int]:
     return held
 
 
+def _held_by(port: int, local_ports: list[int]) -> list[int]:
+    """The pid holding each of these connections (by the client's port), waiting up to
+    ``ACCEPT_WAIT_S`` for them all to be accepted; empty if that cannot be told (one not
+    accepted in time, or closed, or no ``ss``)."""
+    deadline = time.monotonic() + ACCEPT_WAIT_S
+    while True:
+        held = holders(port)
+        if all(p in held for p in local_ports):
+            return [held[p] for p in local_ports]
+        if time.monotonic() >= deadline:
+            return []
+        time.sleep(0.01)
+
+
 def _spread(port: int, everyone: list[_Client], spread: int) -> list[int]:
     """Open each client's connection before the load starts, so that the service's
-    ``spread`` processes hold as even a share as they can (``spread`` 1: as the kernel
-    hands them out); the pid holding each. The kernel gives a new connection to whichever
-    worker accepts first, so with a few clients one worker may hold 3 of 4 and be the
-    bottleneck while the other idles, and the rate swings run to run with that alone;
-    with many clients (real ones) it evens out. A connection landing on a process that
-    holds its share already is closed and opened again (at most ``SPREAD_TRIES`` times)."""
+    ``spread`` processes hold as even a share as they can; the pid holding each, checked
+    once more when all are open (empty if that cannot be told). The kernel gives a new
+    connection to whichever worker accepts first, so with a few clients one worker may
+    hold 3 of 4 and be the bottleneck while the other idles; with many clients (real ones)
+    it evens out. A connection accepted by a process that holds its share already is
+    closed and opened again, for ``SPREAD_LIMIT_S`` at most (then it stays where it is):
+    the service closes a connection that sends no request head within its header timeout
+    (5 s or more). Even within one load process only, and only when its clients are a
+    multiple of ``spread``. With ``spread`` 1, the connections are opened together, as
+    the load opens them otherwise, and only looked at."""
     share = -(-len(everyone) // spread)
     held: Counter[int] = Counter()
-    placed: list[int] = []
-    for client in everyone:
-        for _ in range(SPREAD_TRIES):
+    began = time.monotonic()
+    for client in everyone if spread > 1 else []:
+        while True:
             conn = _Connection(port)
-            local = conn.sock.getsockname()[1]
-            deadline = time.monotonic() + 5
-            while (pid := holders(port).get(local)) is None and time.monotonic() < deadline:
-                time.sleep(0.01)
-            if pid is not None and held[pid] < share:
-                held[pid] += 1
-                placed.append(pid)
-                client.connections[None] = conn
+            found = _held_by(port, [conn.sock.getsockname()[1]])
+            if not found or held[found[0]] < share or time.monotonic() - began > SPREAD_LIMIT_S:
                 break
             conn.sock.close()
-        else:
-            raise RuntimeError(
-                f"no even spread of {len(everyone)} connections in {SPREAD_TRIES} tries each"
-            )
-    return placed
+        client.connections[None] = conn
+        if not found:
+            break  # where it went cannot be told: the rest are opened as they come
+        held[found[0]] += 1
+    for client in everyone:
+        if None not in client.connections:
+            client.connections[None] = _Connection(port)
+    return _held_by(port, [c.connections[None].sock.getsockname()[1] for c in everyone])
 
 
 def _client_process(  # noqa: PLR0917 (one process of the load)
@@ -335,13 +356,17 @@ def _client_process(  # noqa: PLR0917 (one process of the load)
     """One load-generating process: ``clients`` clients on one event loop (non-blocking
     sockets, requests written whole and answers parsed just enough to go on), so that the
     load generator spends little of the machine's CPU; reports the latencies, the errors,
-    its own CPU time, when it sent its first request and (with ``spread``) which service
-    process holds each client's connection."""
-    cpu_started = time.process_time()
+    its own CPU time, when it sent its first request, (with ``spread``) which service
+    process held each client's connection then, and how many connections were opened
+    again meanwhile (the server closed them)."""
     shares = [games[i::clients] for i in range(clients)]
     everyone = [_Client(port, share, per_seat, bare) for share in shares if share or bare]
     placed = _spread(port, everyone, spread) if spread and not per_seat else []
+    cpu_started = time.process_time()
+    # perf_counter is CLOCK_MONOTONIC on Linux, the same clock in every process: the
+    # parent takes the first request's time from here.
     started = time.perf_counter()
+    reopened = 0
     latencies: list[float] = []
     errors: list[str] = []
     selector = selectors.DefaultSelector()
@@ -358,6 +383,7 @@ def _client_process(  # noqa: PLR0917 (one process of the load)
                     raise ConnectionError(f"connection closed mid-response: {conn.received!r}")
                 selector.unregister(key.fileobj)
                 conn.resend()
+                reopened += 1
                 selector.register(conn.sock, selectors.EVENT_READ, (client, conn))
                 continue
             conn.received += chunk
@@ -370,13 +396,14 @@ def _client_process(  # noqa: PLR0917 (one process of the load)
             if close:
                 conn.sock.close()
                 conn.sock = conn._open()
+                reopened += 1
             client.answered(status, body, errors)
             following = client.next()
             if following is not None:
                 selector.register(following.sock, selectors.EVENT_READ, (client, following))
     for client in everyone:
         client.close()
-    out.put((latencies, errors, time.process_time() - cpu_started, started, placed))
+    out.put((latencies, errors, time.process_time() - cpu_started, started, placed, reopened))
 
 
 def cpu_seconds(pid: int) -> float:
@@ -424,7 +451,9 @@ def bench_api(
     machine was (and how much the hypervisor stole). The rate counts from the first
     request sent. With ``spread`` (the service's process count; not with ``per_seat``),
     each load process first spreads its clients' connections evenly over the service's
-    processes (see ``_spread``), and ``placed`` tells which pid holds each."""
+    processes (see ``_spread``), and ``placed`` tells which pid held each as the load
+    began (empty if that could not be told); ``reopened`` counts the connections opened
+    again during the load (the server closed them: where they land is the kernel's)."""
     cpu_before = {pid: cpu_seconds(pid) for pid in (service_pid, redis_pid) if pid}
     ticks_before = machine_ticks()
     queue: multiprocessing.Queue[Any] = multiprocessing.Queue()
@@ -437,8 +466,9 @@ def bench_api(
     ]
     for proc in procs:
         proc.start()
-    results = [queue.get() for _ in procs]
-    elapsed = time.perf_counter() - min(started for *_, started, _ in results)
+    # Bounded: a load process that died (its traceback is on stderr) never reports.
+    results = [queue.get(timeout=LOAD_LIMIT_S) for _ in procs]
+    elapsed = time.perf_counter() - min(started for *_, started, _, _ in results)
     for proc in procs:
         proc.join()
     cpu = {pid: cpu_seconds(pid) - before for pid, before in cpu_before.items()}
@@ -459,7 +489,8 @@ def bench_api(
         "p99_ms": 1000 * latencies[int(0.99 * (len(latencies) - 1))],
         "errors": errors[:5],
         "error_count": len(errors),
-        "placed": [pid for *_, placed in results for pid in placed],
+        "placed": [pid for *_, placed, _ in results for pid in placed],
+        "reopened": sum(reopened for *_, reopened in results),
     }
 
 

@@ -23,13 +23,15 @@ printed too; the latency lines give the median of the rounds' p50 and the worst 
 p99 (the target is checked on the worst).
 
 The load's 4 connections are spread evenly over the 2 workers before each phase (2 and 2;
-``--no-spread`` leaves them where the kernel puts them). The kernel gives a new connection
-to whichever worker accepts first, and a 3/1 split leaves one worker the bottleneck while
-the other has time to spare: in one run the same code gave 353 commands/s alone at 3/1 and
-425 at 2/2, and before the spreading that split was the largest source of noise between
-runs. With many clients, as in production, the split evens out by itself. Each round
-shows the split of both phases; the ``same split`` line is the ratio over the rounds whose
-two phases had the same split.
+``--no-spread`` opens them together and leaves them where the kernel puts them). The
+kernel gives a new connection to whichever worker accepts first, and a 3/1 split leaves
+one worker the bottleneck while the other has time to spare: in one run the same code gave
+353 commands/s alone at 3/1 and 425 at 2/2. With many clients, as in production, the split
+evens out by itself. (Spreading did not make runs steadier, though: what else moves them
+is in docs/benchmarks.md.) Each round shows the split of both phases, and the connections
+the server closed and the load opened again (wherever the kernel put them); with
+``--no-spread`` the ``same split`` line gives the ratio over the rounds whose two phases
+had the same split.
 
 Meanwhile a prober process asks ``/healthz`` every 50 ms on a new connection. Targets:
 commands keep >= 80 % of their rate without streams, p99 <= 50 ms; ``/healthz`` always
@@ -223,14 +225,16 @@ def _phase(port: int, games: Any, args: Any, service: int) -> tuple[dict[str, An
     prober.start()
     time.sleep(0.5)
     cpu = _cpu_s(service)
+    began = time.perf_counter()
     api = bench_api(port, games, args.processes, args.clients, spread=args.spread)
+    wall = time.perf_counter() - began  # the spreading too, as the CPU time below
     # How many of the load's connections each service process held, most first.
     api["split"] = sorted(Counter(api["placed"]).values(), reverse=True)
     # The service's CPU per command (streams, probes and all), apart from how the machine
     # shares its cores with the load's own processes: steadier than the rate between runs.
     used = _cpu_s(service) - cpu
     api["cpu_ms"] = 1000 * used / max(1, api["commands"])
-    api["service_cores"] = used / api["seconds"]
+    api["service_cores"] = used / wall
     api["machine_cores"] = api["machine_busy"] * (os.cpu_count() or 1)
     stop.set()
     probes = queue.get(timeout=60)
@@ -395,8 +399,10 @@ def _together(phases: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
-def _shown(split: list[int]) -> str:
-    return "/".join(map(str, split)) or "unknown"
+def _shown(phase: dict[str, Any]) -> str:
+    """The split of a phase's connections, and how many the server closed meanwhile."""
+    split = "/".join(map(str, phase["split"])) or "unknown"
+    return split + (f" ({phase['reopened']} opened again)" if phase["reopened"] else "")
 
 
 def _report(rounds: list[dict[str, Any]], args: Any) -> None:
@@ -405,8 +411,7 @@ def _report(rounds: list[dict[str, Any]], args: Any) -> None:
             f"round {n}    : alone {r['base']['rate']:,.0f} commands/s, with the streams "
             f"{r['load']['rate']:,.0f} ({r['load']['rate'] / r['base']['rate']:.0%}); service "
             f"CPU {r['base']['cpu_ms']:.2f} and {r['load']['cpu_ms']:.2f} ms per command; "
-            f"the load's connections per worker {_shown(r['base']['split'])} and "
-            f"{_shown(r['load']['split'])}"
+            f"the load's connections per worker {_shown(r['base'])} and {_shown(r['load'])}"
         )
     base = _together([r["base"] for r in rounds])
     load = _together([r["load"] for r in rounds])
@@ -430,19 +435,19 @@ def _report(rounds: list[dict[str, Any]], args: Any) -> None:
         f"p50 {load['p50_ms']:.1f} ms, p99 {load['p99_ms']:.1f} ms, errors {load['error_count']}"
     )
     print(f"  /healthz : {_health(load_probes)}")
-    # The split of the load's 4 connections between the 2 workers moves the rate more
-    # than anything else (3/1 leaves one worker the bottleneck): the rounds whose two
-    # phases had the same split compare like with like.
-    matched = [r for r in rounds if r["base"]["split"] and r["base"]["split"] == r["load"]["split"]]
-    if matched:
-        like = _together([r["load"] for r in matched])["rate"]
-        alike = like / _together([r["base"] for r in matched])["rate"]
-        print(
-            f"same split : {len(matched)} of {len(rounds)} rounds had the same split of the "
-            f"load's connections in both phases: {alike:.0%} of the rate without, over those"
-        )
-    else:
-        print(f"same split : none of the {len(rounds)} rounds")
+    if args.spread == 1:  # the kernel's split: compare the rounds whose phases had the same
+        matched = [
+            r for r in rounds if r["base"]["split"] and r["base"]["split"] == r["load"]["split"]
+        ]
+        if matched:
+            like = _together([r["load"] for r in matched])["rate"]
+            alike = like / _together([r["base"] for r in matched])["rate"]
+            print(
+                f"same split : {len(matched)} of {len(rounds)} rounds had the same split of the "
+                f"load's connections in both phases: {alike:.0%} of the rate without, over those"
+            )
+        else:
+            print(f"same split : none of the {len(rounds)} rounds")
     print(
         f"service CPU: {base['cpu_ms']:.2f} ms per command without streams, "
         f"{load['cpu_ms']:.2f} ms with ({base['cpu_ms'] / load['cpu_ms']:.0%})"
