@@ -314,20 +314,31 @@ def _held_by(port: int, local_ports: list[int]) -> list[int]:
 
 def _spread(port: int, everyone: list[_Client], spread: int) -> list[int]:
     """Open each client's connection before the load starts, so that the service's
-    ``spread`` processes hold as even a share as they can; the pid holding each, checked
-    once more when all are open (empty if that cannot be told). The kernel gives a new
-    connection to whichever worker accepts first, so with a few clients one worker may
-    hold 3 of 4 and be the bottleneck while the other idles; with many clients (real ones)
-    it evens out. A connection accepted by a process that holds its share already is
-    closed and opened again, for ``SPREAD_LIMIT_S`` at most (then it stays where it is):
-    the service closes a connection that sends no request head within its header timeout
-    (5 s or more). Even within one load process only, and only when its clients are a
-    multiple of ``spread``. With ``spread`` 1, the connections are opened together, as
-    the load opens them otherwise, and only looked at."""
+    ``spread`` processes hold as even a share as they can (``_place_evenly``); the pid
+    holding each, checked once more when all are open (empty if that cannot be told). The
+    kernel gives a new connection to whichever worker accepts first, so with a few clients
+    one worker may hold 3 of 4 and be the bottleneck while the other idles; with many
+    clients (real ones) it evens out. Even within one load process only, and only when its
+    clients are a multiple of ``spread``. With ``spread`` 1, the connections are opened
+    together, as the load opens them otherwise, and only looked at."""
+    if spread > 1:
+        _place_evenly(port, everyone, spread)
+    for client in everyone:
+        if None not in client.connections:
+            client.connections[None] = _Connection(port)
+    return _held_by(port, [c.connections[None].sock.getsockname()[1] for c in everyone])
+
+
+def _place_evenly(port: int, everyone: list[_Client], spread: int) -> None:
+    """Give clients, one at a time, a connection held by a process that holds fewer than
+    its share: one accepted by a process holding its share already is closed and opened
+    again, for ``SPREAD_LIMIT_S`` at most (then it stays where it is), since the service
+    closes a connection that sends no request head within its header timeout (5 s or
+    more). Stops at the first connection whose process cannot be told."""
     share = -(-len(everyone) // spread)
     held: Counter[int] = Counter()
     began = time.monotonic()
-    for client in everyone if spread > 1 else []:
+    for client in everyone:
         while True:
             conn = _Connection(port)
             found = _held_by(port, [conn.sock.getsockname()[1]])
@@ -336,12 +347,8 @@ def _spread(port: int, everyone: list[_Client], spread: int) -> list[int]:
             conn.sock.close()
         client.connections[None] = conn
         if not found:
-            break  # where it went cannot be told: the rest are opened as they come
+            return  # where it went cannot be told: the rest are opened as they come
         held[found[0]] += 1
-    for client in everyone:
-        if None not in client.connections:
-            client.connections[None] = _Connection(port)
-    return _held_by(port, [c.connections[None].sock.getsockname()[1] for c in everyone])
 
 
 def _client_process(  # noqa: PLR0917 (one process of the load)

@@ -228,8 +228,6 @@ def _phase(port: int, games: Any, args: Any, service: int) -> tuple[dict[str, An
     began = time.perf_counter()
     api = bench_api(port, games, args.processes, args.clients, spread=args.spread)
     wall = time.perf_counter() - began  # the spreading too, as the CPU time below
-    # How many of the load's connections each service process held, most first.
-    api["split"] = sorted(Counter(api["placed"]).values(), reverse=True)
     # The service's CPU per command (streams, probes and all), apart from how the machine
     # shares its cores with the load's own processes: steadier than the rate between runs.
     used = _cpu_s(service) - cpu
@@ -399,10 +397,31 @@ def _together(phases: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
+def _split(phase: dict[str, Any]) -> list[int]:
+    """How many of the phase's load connections each service process held as the load
+    began, most first (empty: not known)."""
+    return sorted(Counter(phase["placed"]).values(), reverse=True)
+
+
 def _shown(phase: dict[str, Any]) -> str:
     """The split of a phase's connections, and how many the server closed meanwhile."""
-    split = "/".join(map(str, phase["split"])) or "unknown"
+    split = "/".join(map(str, _split(phase))) or "unknown"
     return split + (f" ({phase['reopened']} opened again)" if phase["reopened"] else "")
+
+
+def _same_split(rounds: list[dict[str, Any]]) -> str:
+    """The ratio over the rounds whose two phases had the same (known) split."""
+    matched = [r for r in rounds if _split(r["base"]) and _split(r["base"]) == _split(r["load"])]
+    if not matched:
+        return f"same split : none of the {len(rounds)} rounds"
+    alike = (
+        _together([r["load"] for r in matched])["rate"]
+        / _together([r["base"] for r in matched])["rate"]
+    )
+    return (
+        f"same split : {len(matched)} of {len(rounds)} rounds had the same split of the "
+        f"load's connections in both phases: {alike:.0%} of the rate without, over those"
+    )
 
 
 def _report(rounds: list[dict[str, Any]], args: Any) -> None:
@@ -436,18 +455,7 @@ def _report(rounds: list[dict[str, Any]], args: Any) -> None:
     )
     print(f"  /healthz : {_health(load_probes)}")
     if args.spread == 1:  # the kernel's split: compare the rounds whose phases had the same
-        matched = [
-            r for r in rounds if r["base"]["split"] and r["base"]["split"] == r["load"]["split"]
-        ]
-        if matched:
-            like = _together([r["load"] for r in matched])["rate"]
-            alike = like / _together([r["base"] for r in matched])["rate"]
-            print(
-                f"same split : {len(matched)} of {len(rounds)} rounds had the same split of the "
-                f"load's connections in both phases: {alike:.0%} of the rate without, over those"
-            )
-        else:
-            print(f"same split : none of the {len(rounds)} rounds")
+        print(_same_split(rounds))
     print(
         f"service CPU: {base['cpu_ms']:.2f} ms per command without streams, "
         f"{load['cpu_ms']:.2f} ms with ({base['cpu_ms'] / load['cpu_ms']:.0%})"
